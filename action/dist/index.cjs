@@ -266,12 +266,10 @@ function verboseLines(event, c, mask) {
         ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}`] : []
       ];
     }
-    case "error":
-      return [
-        c.error(
-          `* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${event.code ? ` (${event.code})` : ""}`
-        )
-      ];
+    case "error": {
+      const code = event.code ? ` (${event.code})` : "";
+      return [c.error(`* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${code}`)];
+    }
     case "retry":
       return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
   }
@@ -380,9 +378,8 @@ function isLoopbackHost(hostname) {
 function parseBaseUrl(raw, options = {}) {
   const source = options.source ? ` (from ${options.source})` : "";
   const text = raw.trim();
-  if (!URL.canParse(text)) {
+  if (!URL.canParse(text))
     throw new UsageError(`base URL ${quotedExcerpt(text)}${source} is not an absolute URL; use e.g. https://api.example.com`);
-  }
   const url = new URL(text);
   const refused2 = [
     !["https:", "http:"].includes(url.protocol) && `must start with https:// (got ${url.protocol}//)`,
@@ -975,9 +972,8 @@ function statusText(status2) {
 function statusHint(status2, headers, context) {
   if (status2 >= 300 && status2 < 400)
     return "redirects are not followed, so the key never goes to another host; set the base URL to where the service really is";
-  if (status2 === 401 || status2 === 403) {
+  if (status2 === 401 || status2 === 403)
     return `check the API key (${context.maskedKey}${context.keySource ? ` from ${context.keySource}` : ""}); set a new one with: trigger config set-key`;
-  }
   if (status2 === 404) {
     const asked = context.path === void 0 ? "" : ` (asked for ${context.path})`;
     const doubled = context.path !== void 0 && /\/v1\/v1\//.test(context.path);
@@ -1058,12 +1054,10 @@ function proxyNetworkError(proxy, context, info2, tries) {
   return new NetworkError("network", `${message}${tries}`, { ...info2, code: proxy.code, hint, cause: proxy });
 }
 function networkHint(codes, code, context, notMade) {
-  if (code === "EMFILE" || code === "ENFILE") {
+  if (code === "EMFILE" || code === "ENFILE")
     return `${notMade ? "nothing was sent: " : ""}the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger`;
-  }
-  if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "EPROTO") {
+  if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "EPROTO")
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, "")})`;
-  }
   if (codes.some(isTlsCode))
     return "nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS";
   if (notMade)
@@ -5384,17 +5378,15 @@ function parseValue(raw, label = "--value") {
   const m = DECIMAL2.exec(text);
   const intPart = m?.[2] ?? "";
   const fracPart = m?.[3];
-  if (!m || intPart === "" && (fracPart === void 0 || fracPart === "")) {
+  if (!m || intPart === "" && (fracPart === void 0 || fracPart === ""))
     throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${quotedExcerpt(raw)}`);
-  }
   const sign = m[1] === "-" ? "-" : "";
   const exponent = m[4];
   const asDouble = Number(text);
   if (!Number.isFinite(asDouble)) throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   const digits = `${intPart}${fracPart ?? ""}`;
-  if (asDouble === 0 && /[1-9]/.test(digits)) {
+  if (asDouble === 0 && /[1-9]/.test(digits))
     throw new UsageError(`${label} ${excerpt(raw)} is too small to represent as a double-precision number`);
-  }
   const int = intPart.replace(/^0+(?=\d)/, "") || "0";
   const frac = fracPart ? `.${fracPart}` : "";
   const exp = exponent === void 0 ? "" : `e${exponent}`;
@@ -32586,9 +32578,8 @@ var init_client = __esm({
             { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
             { ...info2, recorded: notRecorded ? "no" : "unknown" }
           );
-          if (canRetry && notRecorded && !isPermanent(outcome.error)) {
+          if (canRetry && notRecorded && !isPermanent(outcome.error))
             return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
-          }
           throw error2;
         }
         const { status: status2, json, text } = outcome;
@@ -36098,9 +36089,8 @@ async function withLock(file, fn, options = {}) {
     const blocked = take(lock, text, SETTINGS, cannot2);
     if (!blocked) break;
     const waited = performance.now() - started;
-    if (waited >= waitMs) {
+    if (waited >= waitMs)
       throw new ConfigError(`cannot write ${file}: ${blocked.why}; gave up after ${waitMs / 1e3} s`, { hint: blocked.hint });
-    }
     await sleep(Math.min(pause + Math.random() * pause, Math.max(1, waitMs - waited)));
   }
   try {
@@ -36182,9 +36172,8 @@ var init_lock = __esm({
 
 // src/settings/store.ts
 function checkProfileName(name) {
-  if (!PROFILE_NAME.test(name)) {
+  if (!PROFILE_NAME.test(name))
     throw new ConfigError(`profile name ${JSON.stringify(name)} is not valid; use letters, digits, "-", "_" or "." (e.g. staging)`);
-  }
   return name;
 }
 function readConfig(file) {
@@ -36204,13 +36193,11 @@ function readConfig(file) {
       hint: `fix or delete it, then run: trigger config set-key`
     });
   }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+  if (typeof data !== "object" || data === null || Array.isArray(data))
     throw new ConfigError(`config file ${file} does not hold a JSON object; it was left untouched`);
-  }
   const profiles = data.profiles;
-  if (profiles !== void 0 && (typeof profiles !== "object" || profiles === null || Array.isArray(profiles))) {
+  if (profiles !== void 0 && (typeof profiles !== "object" || profiles === null || Array.isArray(profiles)))
     throw new ConfigError(`config file ${file}: "profiles" is not an object; it was left untouched`);
-  }
   return data;
 }
 function getProfile(data, name) {
@@ -37037,9 +37024,8 @@ function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
   } : void 0;
   const profile = `profile "${settings.profile}"`;
   const traceparent = parseTraceparent(env2.TRACEPARENT);
-  if (env2.TRACEPARENT && !traceparent && options.verbose) {
+  if (env2.TRACEPARENT && !traceparent && options.verbose)
     io.stderr(io.errColors.warn("* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent"));
-  }
   return createClient({
     env: env2,
     traceparent,
@@ -37081,12 +37067,9 @@ function command(program2, ctx) {
     const extra = self2.args.slice(2);
     if (extra.length > 0) {
       const looksLikeValue = extra.length === 1 && /^[-+]?(\d|\.\d)/.test(extra[0]) && options.value === void 0;
-      throw new UsageError(
-        `fire takes a trigger id and a user id; got ${extra.length} more (${extra.map((e) => JSON.stringify(e)).join(" ")})`,
-        {
-          hint: looksLikeValue ? `to send a value, use: --value ${extra[0]}` : "quote a user id that has spaces in it"
-        }
-      );
+      const hint = looksLikeValue ? `to send a value, use: --value ${extra[0]}` : "quote a user id that has spaces in it";
+      const given = extra.map((e) => JSON.stringify(e)).join(" ");
+      throw new UsageError(`fire takes a trigger id and a user id; got ${extra.length} more (${given})`, { hint });
     }
     await fire(triggerId, userId, options, ctx);
   });
@@ -37137,13 +37120,7 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
       await client?.destroy();
     }
   } catch (error2) {
-    if (isTriggerError(error2))
-      error2.event = {
-        triggerId,
-        userId,
-        // The value as a JSON number, as in every other object; null when it could not be read as one.
-        value: event?.value?.json
-      };
+    if (isTriggerError(error2)) error2.event = { triggerId, userId, value: event?.value?.json };
     throw error2;
   }
 }
@@ -37156,11 +37133,8 @@ function printDryRun(settings, event, options, io, env2) {
   if (settings.apiKeySource !== "env" && !env2.TRIGGER_API_KEY) {
     let where2 = settings.apiKeySource === void 0 ? "is not set" : `is in profile "${settings.profile}"`;
     if (settings.apiKeySource === "flag") where2 = "was given with --api-key";
-    io.stderr(
-      io.errColors.dim(
-        `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where2}): export it before running it`
-      )
-    );
+    const note = `note: the command reads the key from $TRIGGER_API_KEY, which is not set in this shell (the key ${where2}): export it before running it`;
+    io.stderr(io.errColors.dim(note));
   }
 }
 var EXAMPLES;
@@ -37416,9 +37390,8 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
 }
 function csvRow(fields, line, header, columns, options) {
   const record = { format: "csv", fields };
-  if (fields.length !== header.length) {
+  if (fields.length !== header.length)
     return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
-  }
   const field2 = (at) => at >= 0 ? fields[at] : void 0;
   return makeRow(
     line,
@@ -37491,9 +37464,8 @@ function readNdjson(stream, options) {
     } catch (error3) {
       return invalidNdjson(line, withoutCr(text), void 0, `not valid JSON (${error3.message})`);
     }
-    if (typeof parsed2 !== "object" || parsed2 === null || Array.isArray(parsed2)) {
+    if (typeof parsed2 !== "object" || parsed2 === null || Array.isArray(parsed2))
       return invalidNdjson(line, withoutCr(text), void 0, `expected a JSON object, got ${describe2(parsed2)}`);
-    }
     const object = parsed2;
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
@@ -41891,12 +41863,9 @@ function stdinIsFile() {
   }
 }
 function noZstd(name) {
-  return new UsageError(
-    `${name} is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it); nothing was sent`,
-    {
-      hint: `run trigger with Node 22.15 or later, or decompress it first: zstd -dc ${name} | trigger batch -`
-    }
-  );
+  const hint = `run trigger with Node 22.15 or later, or decompress it first: zstd -dc ${name} | trigger batch -`;
+  const problem = `${name} is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it); nothing was sent`;
+  return new UsageError(problem, { hint });
 }
 async function* decompressed(source, compression, name, stopped) {
   if (compression === "zstd" && !zstd2) throw noZstd(name);
@@ -42187,29 +42156,21 @@ function keptLines(s, c) {
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
   const lines = [];
   if (s.notKept) {
-    lines.push(
-      c.error(
-        `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`
-      )
-    );
+    const lost = `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`;
+    lines.push(c.error(lost));
   } else {
     const them = kept === 1 ? "it" : "them";
     const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
     lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
   }
   if (s.journalBehind) {
-    lines.push(
-      c.error(
-        `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`
-      )
-    );
+    const behind = `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`;
+    lines.push(c.error(behind));
   }
   if (counts.unknown && !s.next?.resume) {
-    lines.push(
-      c.warn(
-        `  ${counts.unknown === 1 ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${counts.unknown === 1 ? "it" : "them"}; add --retry-unknown once you know ${counts.unknown === 1 ? "it was" : "they were"} not recorded`
-      )
-    );
+    const one = counts.unknown === 1;
+    const unknown = `  ${one ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${one ? "it" : "them"}; add --retry-unknown once you know ${one ? "it was" : "they were"} not recorded`;
+    lines.push(c.warn(unknown));
   }
   return lines;
 }
@@ -44061,11 +44022,8 @@ async function send(run2) {
       stop.abort({ kind: "signal", signal });
       input2.stopReading();
       const kept = failed ? `; unsent rows go to ${failed.path}` : "";
-      stderr(
-        io.errColors.warn(
-          `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`
-        )
-      );
+      const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
+      stderr(io.errColors.warn(waiting));
     } else {
       client?.abortAll();
       if (count2 === 2) stderr(io.errColors.warn("cancelling the requests in flight; their outcome is unknown"));
@@ -44221,9 +44179,8 @@ async function readSecret(question, input2, output) {
     }
   }
   const text = await (0, import_consumers.text)(input2);
-  if (text.trim() === "") {
+  if (text.trim() === "")
     throw new UsageError("no key given: pass it as an argument, pipe it on standard input, or run in a terminal to be prompted");
-  }
   return text;
 }
 var import_node_readline, import_node_stream2, import_consumers;
@@ -44343,11 +44300,8 @@ async function get(nameArgument, options, { io, env: env2 }) {
     for (const name of names) io.stdout(`${name.padEnd(9)} ${values.get(name) ?? io.outColors.dim("(not set)")}`);
   }
   for (const name of overridden) {
-    io.stderr(
-      io.errColors.warn(
-        `note: ${SETTINGS2[name].env} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`
-      )
-    );
+    const note = `note: ${SETTINGS2[name].env} is set in this environment and overrides the stored ${name} (trigger status shows what is in effect)`;
+    io.stderr(io.errColors.warn(note));
   }
 }
 async function list(options, { io, env: env2 }) {
@@ -44581,9 +44535,8 @@ function checkBody(body) {
   } catch {
     return { error: "the body is not valid JSON" };
   }
-  if (typeof parsed2 !== "object" || parsed2 === null || Array.isArray(parsed2)) {
+  if (typeof parsed2 !== "object" || parsed2 === null || Array.isArray(parsed2))
     return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
-  }
   if (!("value" in parsed2)) return {};
   const value = parsed2.value;
   if (typeof value !== "number") return { error: `"value" must be a number, not ${value === null ? "null" : typeof value}` };
@@ -44649,12 +44602,7 @@ function take2(route, body, tooBig, requestId, rules) {
     const known = rules.triggers.size === 0 ? "no triggers" : [...rules.triggers].map((t) => `"${t}"`).join(", ");
     return refused(404, `trigger "${route.triggerId}" not found; this emulator knows ${known}`);
   }
-  const event = {
-    time: (/* @__PURE__ */ new Date()).toISOString(),
-    ...route,
-    ...checked,
-    requestId
-  };
+  const event = { time: (/* @__PURE__ */ new Date()).toISOString(), ...route, ...checked, requestId };
   if (rules.log) {
     try {
       import_node_fs15.default.writeSync(rules.log.fd, `${eventJson(event)}
@@ -45189,11 +45137,8 @@ function writeSchema({ schema }, io) {
     writeFileAtomic(schema.copyTo, import_node_fs17.default.readFileSync(schema.copyFrom, "utf8"), { follow: false });
     io.stdout(io.outColors.dim(`wrote ${printable(schema.copyTo)}, the schema its "$schema" names (for editors)`));
   } catch (error2) {
-    io.stderr(
-      io.errColors.warn(
-        `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`
-      )
-    );
+    const warning2 = `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`;
+    io.stderr(io.errColors.warn(warning2));
   }
 }
 async function edit(id, options, ctx) {
@@ -45455,9 +45400,8 @@ function answerAt(at, partial, env2, cwd) {
   if (!onlyArguments && partial.startsWith("-")) return options();
   if (at.variadic) return values(optionValues(at.variadic));
   const subs = visibleCommands(command8);
-  if (subs.length > 0 && positional === 0 && !onlyArguments) {
+  if (subs.length > 0 && positional === 0 && !onlyArguments)
     return { candidates: subs.map((c) => ({ value: c.name(), description: c.description() })), files: false };
-  }
   const args = command8.registeredArguments;
   const last = args.at(-1);
   const argument = args[positional] ?? (last?.variadic ? last : void 0);
