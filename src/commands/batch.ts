@@ -304,9 +304,8 @@ function finish(
   if (notAccepted === 0) return;
   if (env.GITHUB_ACTIONS === 'true') {
     const kept = failed ? ` (kept in ${failed.path})` : '';
-    io.stderr(
-      githubAnnotation(`trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`),
-    );
+    const annotation = `trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
+    io.stderr(githubAnnotation(annotation));
   }
   throw new TriggerError('refused', `${notAccepted} rows not accepted`, { reported: true });
 }

@@ -72,18 +72,16 @@ export function statusLines(s: Status, io: Output): string[] {
   const row = (label: string, text: string) => `${c.dim(label.padEnd(10))}${text}`;
   const setting = (value: string | undefined, from: { source: Source; from: string } | null) =>
     from ? `${value} ${c.dim(`from ${SOURCE_WORDS[from.source]}: ${from.from}`)}` : c.error('not set');
+  const catalog = s.catalog
+    ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? 'cannot be used' : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? '' : 's'}`}; ${CATALOG_WORDS[s.catalog.source]})`)}`
+    : c.dim('none (no triggers.json here or above)');
   return [
     row('profile', `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
     row('api key', setting(s.apiKey?.masked, s.apiKey)),
     row('base URL', setting(s.baseUrl?.url, s.baseUrl)),
     row('config', `${s.configFile.path} ${c.dim(s.configFile.exists ? `(mode ${s.configFile.mode})` : '(not created yet)')}`),
     row('proxy', s.proxy ?? c.dim('none')),
-    row(
-      'catalog',
-      s.catalog
-        ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? 'cannot be used' : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? '' : 's'}`}; ${CATALOG_WORDS[s.catalog.source]})`)}`
-        : c.dim('none (no triggers.json here or above)'),
-    ),
+    row('catalog', catalog),
     row('versions', `trigger ${s.versions.trigger}, node ${s.versions.node}`),
   ];
 }
