@@ -139,23 +139,22 @@ export class TriggerClient {
 
   /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
   async ready(): Promise<void> {
-    if (!this.#dispatcher) {
-      const { dispatcher, proxy } = await openDispatcher(
-        this.baseUrl.origin,
-        {
-          connections: this.#options.connections ?? 1,
-          connect: { timeout: this.timeoutMs },
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
-          keepAliveTimeout: 4_000,
-          // Node's default (what undici would read from node:http, which is then not loaded at all).
-          maxHeaderSize: 16 * 1024,
-        },
-        this.#options.env,
-      );
-      this.#dispatcher = dispatcher;
-      this.#proxy = proxy;
-    }
+    if (this.#dispatcher) return;
+    const { dispatcher, proxy } = await openDispatcher(
+      this.baseUrl.origin,
+      {
+        connections: this.#options.connections ?? 1,
+        connect: { timeout: this.timeoutMs },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        keepAliveTimeout: 4_000,
+        // Node's default (what undici would read from node:http, which is then not loaded at all).
+        maxHeaderSize: 16 * 1024,
+      },
+      this.#options.env,
+    );
+    this.#dispatcher = dispatcher;
+    this.#proxy = proxy;
   }
 
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
