@@ -32521,23 +32521,22 @@ var init_client = __esm({
       }
       /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
       async ready() {
-        if (!this.#dispatcher) {
-          const { dispatcher, proxy } = await openDispatcher(
-            this.baseUrl.origin,
-            {
-              connections: this.#options.connections ?? 1,
-              connect: { timeout: this.timeoutMs },
-              headersTimeout: this.timeoutMs,
-              bodyTimeout: this.timeoutMs,
-              keepAliveTimeout: 4e3,
-              // Node's default (what undici would read from node:http, which is then not loaded at all).
-              maxHeaderSize: 16 * 1024
-            },
-            this.#options.env
-          );
-          this.#dispatcher = dispatcher;
-          this.#proxy = proxy;
-        }
+        if (this.#dispatcher) return;
+        const { dispatcher, proxy } = await openDispatcher(
+          this.baseUrl.origin,
+          {
+            connections: this.#options.connections ?? 1,
+            connect: { timeout: this.timeoutMs },
+            headersTimeout: this.timeoutMs,
+            bodyTimeout: this.timeoutMs,
+            keepAliveTimeout: 4e3,
+            // Node's default (what undici would read from node:http, which is then not loaded at all).
+            maxHeaderSize: 16 * 1024
+          },
+          this.#options.env
+        );
+        this.#dispatcher = dispatcher;
+        this.#proxy = proxy;
       }
       /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
       async fire(input2, options = {}) {
@@ -44102,9 +44101,8 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   if (notAccepted === 0) return;
   if (env2.GITHUB_ACTIONS === "true") {
     const kept = failed ? ` (kept in ${failed.path})` : "";
-    io.stderr(
-      githubAnnotation(`trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`)
-    );
+    const annotation = `trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
+    io.stderr(githubAnnotation(annotation));
   }
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
@@ -44466,16 +44464,14 @@ function statusLines(s, io) {
   const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
   const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
   const setting = (value, from) => from ? `${value} ${c.dim(`from ${SOURCE_WORDS[from.source]}: ${from.from}`)}` : c.error("not set");
+  const catalog = s.catalog ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)");
   return [
     row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
     row("api key", setting(s.apiKey?.masked, s.apiKey)),
     row("base URL", setting(s.baseUrl?.url, s.baseUrl)),
     row("config", `${s.configFile.path} ${c.dim(s.configFile.exists ? `(mode ${s.configFile.mode})` : "(not created yet)")}`),
     row("proxy", s.proxy ?? c.dim("none")),
-    row(
-      "catalog",
-      s.catalog ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)")
-    ),
+    row("catalog", catalog),
     row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
   ];
 }
