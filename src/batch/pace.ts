@@ -144,6 +144,8 @@ const RATE_NARROW = 0.01;
 const RATE_NARROW_MS = 300;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
+/** Held under the round trip at three or more in flight, a push-back with none other this long before widens nothing (item 55). */
+const LONE_MS = 1_000;
 /** A rebase on a service slower for everyone is tried again this often, by fewer in flight for two windows (item 46). */
 const PROBE_EVERY_MS = 10_000;
 /** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
@@ -367,7 +369,7 @@ export class Pace {
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
       if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
         tolerated = this.#tolerated(level, now - rttMs);
-      if (tolerated && news && now - rttMs >= this.#lastPushBack && this.#tripGapMs > 0) tolerated = this.#holdRate(this.#spacingMs, true);
+      if (tolerated && news && now - rttMs >= this.#lastPushBack) tolerated = this.#heldPushBack(now);
       if (now - rttMs >= stalledAt) this.#lastPushBack = now;
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes keep sending meanwhile).
       if (!tolerated) {
@@ -934,6 +936,13 @@ export class Pace {
     else if (this.limit < RATE_HOLDS_BELOW && (this.limit > 1 || (trip && inFlight > 1 + GAP_WIDEN)))
       this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
     return this.#tripGapMs > 0;
+  }
+
+  /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one at three or more in flight (55). */
+  #heldPushBack(now: number): boolean {
+    // None other within LONE_MS: the path's long wait now and then (a slot's worth of its requests closer at nginx), not the slot.
+    if (this.#tripGapMs === 0 || (this.limit > 2 && now - this.#lastPushBack >= LONE_MS)) return true;
+    return this.#holdRate(this.#spacingMs, true);
   }
 
   /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
