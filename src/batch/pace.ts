@@ -708,7 +708,7 @@ export class Pace {
       }
     }
     if (now - this.#lastPushBack >= CEILING_MS) this.#descent = undefined; // a calm spell ends a descent: the next cut starts another
-    const [accepted, rtt] = [this.#accepted, this.#rttSum / this.#accepted];
+    const [accepted, rtt, elapsed] = [this.#accepted, this.#rttSum / this.#accepted, now - this.#windowStart];
     if (accepted > 0) [this.#baseRtt, this.#windowMs] = [Math.min(this.#baseRtt, rtt), rtt];
     // Not paced, the base allows for jitter, which leaves the round trip at half the limit or less where it is now; a queue
     // grows it with the limit (item 45): the harmonic mean of the answers there (their limit over their pace), if slower.
@@ -717,7 +717,6 @@ export class Pace {
     for (let level = 1; level <= this.limit / 2; level++)
       [answers, perMs] = [answers + this.#level[level]![0], perMs + this.#level[level]![2] / level];
     const base = this.#paced || !(answers > 0) ? this.#baseRtt : Math.max(this.#baseRtt, answers / perMs);
-    const elapsed = now - this.#windowStart;
     let slow = false;
     if (accepted > 0 && this.gapMs > 0) this.#narrowGap(accepted, elapsed);
     else if (accepted > 0) {
@@ -769,6 +768,7 @@ export class Pace {
         }
       }
     }
+    if (this.#tripGapMs > 0 && slow && Math.abs(rtt - this.#slowBefore) < rtt / 10) this.#set(this.#value + 1); // held, grown for good (B5)
     this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
   }
