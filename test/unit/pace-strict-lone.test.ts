@@ -17,9 +17,9 @@ const machines = Array.from({ length: 12 }, (_, i) => i + 1);
 
 describe('item 55: a lone push-back held under the round trip widens nothing', () => {
   for (const seed of machines) {
-    it(`strict 40/s behind measure14's quiet path (machine ${seed}): at least 78% of it from 5 s on, at most 5% pushed back`, () => {
+    it(`strict 40/s behind measure14's quiet path (machine ${seed}): at least 77% of it from 5 s on, at most 5% pushed back`, () => {
       const { share, pushedBack } = fromFiveSeconds(40, MEASURED_PATH.quiet, false, seed);
-      expect(share).toBeGreaterThanOrEqual(0.78);
+      expect(share).toBeGreaterThanOrEqual(0.77);
       expect(pushedBack).toBeLessThanOrEqual(0.05);
     });
   }
