@@ -43702,7 +43702,7 @@ var init_pace = __esm({
           if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
           else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
             this.#rateMs = 0;
-            if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
+            if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = this.#slowBefore ? this.#rateGapMs : 0;
             const near = RATE_WIDEN ** 2 * this.#tripGapMs;
             if (this.#rateGapMs <= near && (this.limit === 1 || this.#rateGapMs >= this.#tripGapMs)) this.#rateNarrowings = 0;
             const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);

@@ -699,7 +699,7 @@ export class Pace {
       else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
         this.#rateMs = 0;
         // Near the spacing last refused under the round trip, 1% a step, not past it; a fifth under it at two, the limit moved (51).
-        if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
+        if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = this.#slowBefore ? this.#rateGapMs : 0;
         const near = RATE_WIDEN ** 2 * this.#tripGapMs;
         // Past it at two or more without a push-back, it was no edge (a slow start's burst): faster again (54).
         if (this.#rateGapMs <= near && (this.limit === 1 || this.#rateGapMs >= this.#tripGapMs)) this.#rateNarrowings = 0;

@@ -9,15 +9,16 @@ import { describe, expect, it } from 'vitest';
 import { Answer } from '../../src/batch/pace.js';
 import { numbers, simulate, type Service } from './pace-sim.js';
 
-/** nginx's limit_req without burst (as strictRate), each way 25 ms until 20 s, then `grownMs`. */
-function grownAt20s(perSecond: number, grownMs: number, jitterMs: number, seed: number): Service {
+/** nginx's limit_req without burst (as strictRate), each way 25 ms until 20 s, then `grownMs`; at 10/s in [from, to). */
+function grownAt20s(perSecond: number, grownMs: number, jitterMs: number, seed: number, [from, to] = [0, 0]): Service {
   const random = numbers(seed * 37 + 11);
   let last = -Infinity;
   return (t) => {
     const way = t >= 20_000 ? grownMs : 25;
     const arrival = t + way + jitterMs * random();
     const back = arrival + way + jitterMs * random();
-    if (Math.floor(arrival) - Math.floor(last) < 1000 / perSecond) return { at: back, answer: Answer.PushedBack };
+    const slot = t >= from && t < to ? 100 : 1000 / perSecond;
+    if (Math.floor(arrival) - Math.floor(last) < slot) return { at: back, answer: Answer.PushedBack };
     last = arrival;
     return { at: back, answer: Answer.Accepted };
   };
@@ -40,4 +41,17 @@ describe('B5: held under the round trip, a round trip that grows for good', () =
       }
     });
   }
+
+  // measure14 on real nginx (req-40-grown, 25357c4): held 26-35/s for 30 s after the growth, then a second of 5 push-backs and
+  // one in flight for good. Item 54's "a fifth under the spacing refused: the limit moved" let go of the held rate, and the
+  // paced regime grows no further than twice the base round trip. Slow, it holds the rate it narrowed to instead.
+  it('strict 40/s, 25 -> 60 ms each way at 20 s, the limit at 10/s for a second at 48 s: from 55 s on, over 80% of it again', () => {
+    for (const seed of [42, 1, 2, 3]) {
+      const loaded = seed !== 42;
+      const service = grownAt20s(40, 60, loaded ? 2 : 0, seed, [48_000, 49_000]);
+      const result = simulate(service, 4_000, { loaded, seed, from: 55_000 });
+      const late = result.acceptedAt.filter((t) => t >= 55_000 && t < 85_000).length / 30;
+      expect({ seed, rate: late > 32 }).toEqual({ seed, rate: true });
+    }
+  });
 });
