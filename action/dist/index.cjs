@@ -43889,9 +43889,9 @@ var init_pace = __esm({
           this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
         return this.#tripGapMs > 0;
       }
-      /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one at three or more in flight (55). */
+      /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one at over 2.5 in flight (55). */
       #heldPushBack(now) {
-        if (this.#tripGapMs === 0 || this.limit > 2 && now - this.#lastPushBack >= LONE_MS) return true;
+        if (this.#tripGapMs === 0 || this.#value > 2.5 && now - this.#lastPushBack >= LONE_MS) return true;
         return this.#holdRate(this.#spacingMs, true);
       }
       /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */

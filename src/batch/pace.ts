@@ -144,7 +144,7 @@ const RATE_NARROW = 0.01;
 const RATE_NARROW_MS = 300;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
-/** Held under the round trip at three or more in flight, a push-back with none other this long before widens nothing (item 55). */
+/** Held under the round trip at over 2.5 in flight (2.8 after a cut; not 20/s's probe at 2.2), a lone push-back widens nothing (55). */
 const LONE_MS = 1_000;
 /** A rebase on a service slower for everyone is tried again this often, by fewer in flight for two windows (item 46). */
 const PROBE_EVERY_MS = 10_000;
@@ -938,10 +938,10 @@ export class Pace {
     return this.#tripGapMs > 0;
   }
 
-  /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one at three or more in flight (55). */
+  /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one at over 2.5 in flight (55). */
   #heldPushBack(now: number): boolean {
     // None other within LONE_MS: the path's long wait now and then (a slot's worth of its requests closer at nginx), not the slot.
-    if (this.#tripGapMs === 0 || (this.limit > 2 && now - this.#lastPushBack >= LONE_MS)) return true;
+    if (this.#tripGapMs === 0 || (this.#value > 2.5 && now - this.#lastPushBack >= LONE_MS)) return true;
     return this.#holdRate(this.#spacingMs, true);
   }
 
