@@ -43135,7 +43135,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, LONE_MS, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43201,6 +43201,7 @@ var init_pace = __esm({
     RATE_NARROW = 0.01;
     RATE_NARROW_MS = 300;
     RATE_HOLDS_BELOW = 10;
+    LONE_MS = 1e3;
     PROBE_EVERY_MS = 1e4;
     INCREASE = 45 / 1e6;
     DECREASE = 0.75;
@@ -43406,7 +43407,7 @@ var init_pace = __esm({
           let tolerated = !news || this.#tolerated(level, now - rttMs);
           if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
             tolerated = this.#tolerated(level, now - rttMs);
-          if (tolerated && news && now - rttMs >= this.#lastPushBack && this.#tripGapMs > 0) tolerated = this.#holdRate(this.#spacingMs, true);
+          if (tolerated && news && now - rttMs >= this.#lastPushBack) tolerated = this.#heldPushBack(now);
           if (now - rttMs >= stalledAt) this.#lastPushBack = now;
           if (!tolerated) {
             if (this.#counted > 0) add(this.#level[level], -1, -this.#counted, -1);
@@ -43661,7 +43662,7 @@ var init_pace = __esm({
           if (now - this.#lastPushBack < this.#windowMs) this.#rateMs = this.#rateNarrowings = 0;
           else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
             this.#rateMs = 0;
-            if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
+            if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = this.#slowBefore ? this.#rateGapMs : 0;
             const near = RATE_WIDEN ** 2 * this.#tripGapMs;
             if (this.#rateGapMs <= near && (this.limit === 1 || this.#rateGapMs >= this.#tripGapMs)) this.#rateNarrowings = 0;
             const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
@@ -43669,13 +43670,12 @@ var init_pace = __esm({
           }
         }
         if (now - this.#lastPushBack >= CEILING_MS) this.#descent = void 0;
-        const [accepted, rtt] = [this.#accepted, this.#rttSum / this.#accepted];
+        const [accepted, rtt, elapsed] = [this.#accepted, this.#rttSum / this.#accepted, now - this.#windowStart];
         if (accepted > 0) [this.#baseRtt, this.#windowMs] = [Math.min(this.#baseRtt, rtt), rtt];
         let [answers, perMs] = [0, 0];
         for (let level = 1; level <= this.limit / 2; level++)
           [answers, perMs] = [answers + this.#level[level][0], perMs + this.#level[level][2] / level];
         const base = this.#paced || !(answers > 0) ? this.#baseRtt : Math.max(this.#baseRtt, answers / perMs);
-        const elapsed = now - this.#windowStart;
         let slow = false;
         if (accepted > 0 && this.gapMs > 0) this.#narrowGap(accepted, elapsed);
         else if (accepted > 0) {
@@ -43714,6 +43714,7 @@ var init_pace = __esm({
             }
           }
         }
+        if (this.#tripGapMs > 0 && slow && Math.abs(rtt - this.#slowBefore) < rtt / 10) this.#set(this.#value + 1);
         this.#slowBefore = slow ? rtt : 0;
         this.#nextWindow(now);
       }
@@ -43847,6 +43848,11 @@ var init_pace = __esm({
         else if (this.limit < RATE_HOLDS_BELOW && (this.limit > 1 || trip && inFlight > 1 + GAP_WIDEN))
           this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
         return this.#tripGapMs > 0;
+      }
+      /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one at over 2.5 in flight (55). */
+      #heldPushBack(now) {
+        if (this.#tripGapMs === 0 || this.#value > 2.5 && now - this.#lastPushBack >= LONE_MS) return true;
+        return this.#holdRate(this.#spacingMs, true);
       }
       /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
       #pause(now, ms) {

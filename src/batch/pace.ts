@@ -144,6 +144,8 @@ const RATE_NARROW = 0.01;
 const RATE_NARROW_MS = 300;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
+/** Held under the round trip at over 2.5 in flight (2.8 after a cut; not 20/s's probe at 2.2), a lone push-back widens nothing (55). */
+const LONE_MS = 1_000;
 /** A rebase on a service slower for everyone is tried again this often, by fewer in flight for two windows (item 46). */
 const PROBE_EVERY_MS = 10_000;
 /** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
@@ -367,7 +369,7 @@ export class Pace {
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
       if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
         tolerated = this.#tolerated(level, now - rttMs);
-      if (tolerated && news && now - rttMs >= this.#lastPushBack && this.#tripGapMs > 0) tolerated = this.#holdRate(this.#spacingMs, true);
+      if (tolerated && news && now - rttMs >= this.#lastPushBack) tolerated = this.#heldPushBack(now);
       if (now - rttMs >= stalledAt) this.#lastPushBack = now;
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes keep sending meanwhile).
       if (!tolerated) {
@@ -697,7 +699,7 @@ export class Pace {
       else if ((this.#rateMs += now - this.#windowStart) >= RATE_NARROW_MS) {
         this.#rateMs = 0;
         // Near the spacing last refused under the round trip, 1% a step, not past it; a fifth under it at two, the limit moved (51).
-        if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = 0;
+        if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = this.#slowBefore ? this.#rateGapMs : 0;
         const near = RATE_WIDEN ** 2 * this.#tripGapMs;
         // Past it at two or more without a push-back, it was no edge (a slow start's burst): faster again (54).
         if (this.#rateGapMs <= near && (this.limit === 1 || this.#rateGapMs >= this.#tripGapMs)) this.#rateNarrowings = 0;
@@ -706,7 +708,7 @@ export class Pace {
       }
     }
     if (now - this.#lastPushBack >= CEILING_MS) this.#descent = undefined; // a calm spell ends a descent: the next cut starts another
-    const [accepted, rtt] = [this.#accepted, this.#rttSum / this.#accepted];
+    const [accepted, rtt, elapsed] = [this.#accepted, this.#rttSum / this.#accepted, now - this.#windowStart];
     if (accepted > 0) [this.#baseRtt, this.#windowMs] = [Math.min(this.#baseRtt, rtt), rtt];
     // Not paced, the base allows for jitter, which leaves the round trip at half the limit or less where it is now; a queue
     // grows it with the limit (item 45): the harmonic mean of the answers there (their limit over their pace), if slower.
@@ -715,7 +717,6 @@ export class Pace {
     for (let level = 1; level <= this.limit / 2; level++)
       [answers, perMs] = [answers + this.#level[level]![0], perMs + this.#level[level]![2] / level];
     const base = this.#paced || !(answers > 0) ? this.#baseRtt : Math.max(this.#baseRtt, answers / perMs);
-    const elapsed = now - this.#windowStart;
     let slow = false;
     if (accepted > 0 && this.gapMs > 0) this.#narrowGap(accepted, elapsed);
     else if (accepted > 0) {
@@ -767,6 +768,7 @@ export class Pace {
         }
       }
     }
+    if (this.#tripGapMs > 0 && slow && Math.abs(rtt - this.#slowBefore) < rtt / 10) this.#set(this.#value + 1); // held, grown for good (B5)
     this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
   }
@@ -934,6 +936,13 @@ export class Pace {
     else if (this.limit < RATE_HOLDS_BELOW && (this.limit > 1 || (trip && inFlight > 1 + GAP_WIDEN)))
       this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
     return this.#tripGapMs > 0;
+  }
+
+  /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one at over 2.5 in flight (55). */
+  #heldPushBack(now: number): boolean {
+    // None other within LONE_MS: the path's long wait now and then (a slot's worth of its requests closer at nginx), not the slot.
+    if (this.#tripGapMs === 0 || (this.#value > 2.5 && now - this.#lastPushBack >= LONE_MS)) return true;
+    return this.#holdRate(this.#spacingMs, true);
   }
 
   /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
