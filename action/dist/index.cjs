@@ -43758,13 +43758,14 @@ var init_pace = __esm({
         this.#nextWindow(now);
       }
       /**
-       * Rebased (item 46): every 10 s, for two windows, 3/4 of the count the rate needs at the round trip rebased on (BBR's ProbeRTT: a queue
-       * of ours then falls a quarter under it; review46d G1). Off it by a tenth, or pushed back (the service says where it is full; review46c):
+       * Rebased (item 46): every 10 s on the clock (shards of a machine drain their one queue together, as BBR's ProbeRTTs fall in step;
+       * review46d H1), for two windows, 3/4 of the count the rate needs at the round trip rebased on (a queue of ours falls a quarter; G1). Off it by a tenth, or pushed back (the service says where it is full; review46c):
        * the old base, the levels forgotten (item 45 read them as jitter), the next descent counted from before the probe (it may end at one).
        */
       #probed(now, rtt) {
         const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
-        if (this.#baseRtt <= probe.from || !full && probe.windows === 0 && now < probe.since + PROBE_EVERY_MS) return false;
+        const due = Math.floor(now / PROBE_EVERY_MS) > Math.floor(probe.since / PROBE_EVERY_MS);
+        if (this.#baseRtt <= probe.from || !full && probe.windows === 0 && !due) return false;
         if (probe.windows === 0) Object.assign(probe, { since: now, windows: 3, before: rtt });
         const f = 0.75 * Math.min(1, probe.on / probe.before);
         const off2 = full || --probe.windows === 0 && Math.abs(rtt - probe.on) > probe.on / 10 + NOISE_MS;

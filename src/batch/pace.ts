@@ -144,7 +144,7 @@ const RATE_NARROW = 0.01;
 const RATE_NARROW_MS = 300;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
-/** A rebase on a service slower for everyone is tried again this often, by fewer in flight for two windows (item 46). */
+/** A rebase on a service slower for everyone is tried again this often (on the clock's multiples), by fewer in flight for two windows (46). */
 const PROBE_EVERY_MS = 10_000;
 /** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
 const INCREASE = 45 / 1e6;
@@ -772,13 +772,14 @@ export class Pace {
   }
 
   /**
-   * Rebased (item 46): every 10 s, for two windows, 3/4 of the count the rate needs at the round trip rebased on (BBR's ProbeRTT: a queue
-   * of ours then falls a quarter under it; review46d G1). Off it by a tenth, or pushed back (the service says where it is full; review46c):
+   * Rebased (item 46): every 10 s on the clock (shards of a machine drain their one queue together, as BBR's ProbeRTTs fall in step;
+   * review46d H1), for two windows, 3/4 of the count the rate needs at the round trip rebased on (a queue of ours falls a quarter; G1). Off it by a tenth, or pushed back (the service says where it is full; review46c):
    * the old base, the levels forgotten (item 45 read them as jitter), the next descent counted from before the probe (it may end at one).
    */
   #probed(now: number, rtt: number): boolean {
     const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
-    if (this.#baseRtt <= probe.from || (!full && probe.windows === 0 && now < probe.since + PROBE_EVERY_MS)) return false;
+    const due = Math.floor(now / PROBE_EVERY_MS) > Math.floor(probe.since / PROBE_EVERY_MS);
+    if (this.#baseRtt <= probe.from || (!full && probe.windows === 0 && !due)) return false;
     if (probe.windows === 0) Object.assign(probe, { since: now, windows: 3, before: rtt });
     const f = 0.75 * Math.min(1, probe.on / probe.before);
     const off = full || (--probe.windows === 0 && Math.abs(rtt - probe.on) > probe.on / 10 + NOISE_MS);
