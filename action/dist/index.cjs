@@ -43317,8 +43317,8 @@ var init_pace = __esm({
       /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
       #slowBefore = 0;
       #slowFrom = [0, 0];
-      /** Item 46: the base before the rebase (Infinity: none), when it or its probe began, windows left, round trips rebased on and before. */
-      #probe = { from: Infinity, since: -Infinity, windows: 0, on: 0, before: 0 };
+      /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
+      #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
       // The current window.
       #windowStart;
       #accepted = 0;
@@ -43708,7 +43708,7 @@ var init_pace = __esm({
               const flat = Math.abs((rtt + this.#slowBefore) / 2 - fromRtt) <= fromRtt / 20 + NOISE_MS;
               if (!flat) this.#slowFrom = [this.#value, (rtt + this.#slowBefore) / 2];
               if (!this.#paced && now - this.#lastPushBack >= CEILING_MS && flat && this.#value <= Math.min(2, from / 4)) {
-                this.#probe = { from: Math.min(this.#probe.from, this.#baseRtt), since: now, windows: 0, on: rtt, before: 0 };
+                this.#probe = { from: Math.min(this.#probe.from, this.#baseRtt), since: now, at: now, windows: 0, on: rtt, before: 0 };
                 [this.#baseRtt, this.#slowFrom] = [rtt, [0, 0]];
               } else this.#set(this.#value * SHRINK_BY);
             }
@@ -43719,13 +43719,16 @@ var init_pace = __esm({
         this.#nextWindow(now);
       }
       /**
-       * Rebased (item 46): every 10 s, for two windows, 3/4 of the count the rate needs at the round trip rebased on (BBR's ProbeRTT: a queue
-       * of ours then falls a quarter under it; review46d G1). Off it by a tenth, or pushed back (the service says where it is full; review46c):
-       * the old base, the levels forgotten (item 45 read them as jitter), the next descent counted from before the probe (it may end at one).
+       * Rebased (item 46): every 10 s from the rebase, and every 10 s on the clock (shards of one machine drain their one queue together,
+       * as BBR's ProbeRTTs fall in step: review46d H1; shards rebased together on other machines by the first: review14b K1), for two windows,
+       * 3/4 of the count the rate needs at the round trip rebased on (a queue of ours falls a quarter under it; review46d G1). Off it by a tenth,
+       * or pushed back (the service says where it is full; review46c): the old base, the levels forgotten (item 45 read them as jitter), the
+       * next descent counted from before the probe (it may end at one).
        */
       #probed(now, rtt) {
         const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
-        if (this.#baseRtt <= probe.from || !full && probe.windows === 0 && now < probe.since + PROBE_EVERY_MS) return false;
+        const due = [0, probe.at].some((at) => Math.floor((now - at) / PROBE_EVERY_MS) > Math.floor((probe.since - at) / PROBE_EVERY_MS));
+        if (this.#baseRtt <= probe.from || !full && probe.windows === 0 && !due) return false;
         if (probe.windows === 0) Object.assign(probe, { since: now, windows: 3, before: rtt });
         const f = 0.75 * Math.min(1, probe.on / probe.before);
         const off2 = full || --probe.windows === 0 && Math.abs(rtt - probe.on) > probe.on / 10 + NOISE_MS;
