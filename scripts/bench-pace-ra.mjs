@@ -63,23 +63,31 @@ for (const retryAfterMs of [1_000, undefined]) {
   }
 }
 // A shard that starts when another has had the limit to itself for 10 s (item 49: that one is paced by then, with or
-// without Retry-After): both together while both send, and the lower shard's accepted over the higher's.
-for (const retryAfterMs of [1_000, undefined]) {
-  const got = seeds.map((seed) => {
-    const m = machine(seed);
-    const results = sim.simulateSenders(
-      sim.strictRate(100, { ...m, retryAfterMs }),
-      [0, 1].map((i) => ({ rows: 3_000, startAt: i * 10_000 })),
-      { ...m, limitMs: 400_000 },
+// without Retry-After): both together while both send, and the lower shard's accepted over the higher's. And two separate
+// batches (no --shard) so: item 49 paces the first with Retry-After too; when the last row of both is accepted.
+for (const shared of [true, false]) {
+  for (const retryAfterMs of [1_000, undefined]) {
+    const got = seeds.map((seed) => {
+      const m = machine(seed);
+      const results = sim.simulateSenders(
+        sim.strictRate(100, { ...m, retryAfterMs }),
+        [0, 1].map((i) => ({ rows: 3_000, startAt: i * 10_000 })),
+        { ...m, limitMs: 400_000, shared },
+      );
+      const from = Math.max(...results.map((r) => r.first));
+      const to = Math.min(...results.map((r) => r.last));
+      const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length);
+      const share = Math.min(...counts) / Math.max(...counts);
+      return { together: ((counts[0] + counts[1]) * 1000) / (to - from), share, last: Math.max(...results.map((r) => r.last)) / 1000 };
+    });
+    const what = shared ? '2 shards' : '2 separate batches';
+    const last = shared
+      ? ''
+      : `, the last row at ${median(got.map((g) => g.last)).toFixed(0)} s (${Math.max(...got.map((g) => g.last)).toFixed(0)} at most)`;
+    console.log(
+      `strict 100/s, ${what} 10 s apart, ${retryAfterMs ? 'Retry-After: 1' : 'no Retry-After'}, 3,000 rows each: ${figure(got.map((g) => g.together))} together while both send, the lower ${got.map((g) => g.share.toFixed(2)).join(' ')} of the higher${last}`,
     );
-    const from = Math.max(...results.map((r) => r.first));
-    const to = Math.min(...results.map((r) => r.last));
-    const counts = results.map((r) => r.acceptedAt.filter((t) => t >= from && t <= to).length);
-    return { together: ((counts[0] + counts[1]) * 1000) / (to - from), share: Math.min(...counts) / Math.max(...counts) };
-  });
-  console.log(
-    `strict 100/s, 2 shards 10 s apart, ${retryAfterMs ? 'Retry-After: 1' : 'no Retry-After'}, 3,000 rows each: ${figure(got.map((g) => g.together))} together while both send, the lower shard ${got.map((g) => g.share.toFixed(2)).join(' ')} of the higher`,
-  );
+  }
 }
 // Four shards 5 s apart (the storms bench's fairness on a strict 100/s): machines where every shard is 0.5x-2x of the median.
 for (const retryAfterMs of [1_000, undefined]) {
