@@ -43135,7 +43135,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, LONE_MS, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43201,7 +43201,6 @@ var init_pace = __esm({
     RATE_NARROW = 0.01;
     RATE_NARROW_MS = 300;
     RATE_HOLDS_BELOW = 10;
-    LONE_MS = 1e3;
     PROBE_EVERY_MS = 1e4;
     INCREASE = 45 / 1e6;
     DECREASE = 0.75;
@@ -43316,6 +43315,8 @@ var init_pace = __esm({
       #acceptedCount = 0;
       /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
       #slowBefore = 0;
+      #grown = 0;
+      // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow)
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
       #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -43714,9 +43715,15 @@ var init_pace = __esm({
             }
           }
         }
-        if (this.#tripGapMs > 0 && slow && Math.abs(rtt - this.#slowBefore) < rtt / 10) this.#set(this.#value + 1);
+        this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(rtt, elapsed / accepted) : 0;
         this.#slowBefore = slow ? rtt : 0;
         this.#nextWindow(now);
+      }
+      #grownFor(rtt, cost) {
+        const queue = this.#grown < 0 || this.#grown > 0 && rtt > this.#grown + cost / 2;
+        const flat = !queue && Math.abs(rtt - this.#slowBefore) < rtt / 10;
+        if (flat || queue && this.#grown > 0) this.#set(this.#value + (queue ? -1 : 1));
+        return queue ? -1 : flat ? this.#grown || rtt : this.#grown;
       }
       /**
        * Rebased (item 46): every 10 s from the rebase, and every 10 s on the clock (shards of one machine drain their one queue together,
@@ -43852,10 +43859,9 @@ var init_pace = __esm({
           this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
         return this.#tripGapMs > 0;
       }
-      /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one at over 2.5 in flight (55). */
+      /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one (none other in 1 s) at over 2.5 (55). */
       #heldPushBack(now) {
-        if (this.#tripGapMs === 0 || this.#value > 2.5 && now - this.#lastPushBack >= LONE_MS) return true;
-        return this.#holdRate(this.#spacingMs, true);
+        return this.#tripGapMs === 0 || this.#value > 2.5 && now - this.#lastPushBack >= 1e3 || this.#holdRate(this.#spacingMs, true);
       }
       /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
       #pause(now, ms) {

@@ -144,8 +144,6 @@ const RATE_NARROW = 0.01;
 const RATE_NARROW_MS = 300;
 /** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
 const RATE_HOLDS_BELOW = 10;
-/** Held under the round trip at over 2.5 in flight (2.8 after a cut; not 20/s's probe at 2.2), a lone push-back widens nothing (55). */
-const LONE_MS = 1_000;
 /** A rebase on a service slower for everyone is tried again this often (from it, and on the clock), by fewer in flight for two windows (46). */
 const PROBE_EVERY_MS = 10_000;
 /** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
@@ -266,6 +264,7 @@ export class Pace {
   #acceptedCount = 0;
   /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
   #slowBefore = 0;
+  #grown = 0; // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow)
   #slowFrom: [number, number] = [0, 0];
   /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
   #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -768,9 +767,16 @@ export class Pace {
         }
       }
     }
-    if (this.#tripGapMs > 0 && slow && Math.abs(rtt - this.#slowBefore) < rtt / 10) this.#set(this.#value + 1); // held, grown for good (B5)
+    this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(rtt, elapsed / accepted) : 0; // held, grown for good: one more (B5), not a queue (F5)
     this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
+  }
+
+  #grownFor(rtt: number, cost: number): number {
+    const queue = this.#grown < 0 || (this.#grown > 0 && rtt > this.#grown + cost / 2);
+    const flat = !queue && Math.abs(rtt - this.#slowBefore) < rtt / 10;
+    if (flat || (queue && this.#grown > 0)) this.#set(this.#value + (queue ? -1 : 1));
+    return queue ? -1 : flat ? this.#grown || rtt : this.#grown;
   }
 
   /**
@@ -941,11 +947,9 @@ export class Pace {
     return this.#tripGapMs > 0;
   }
 
-  /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one at over 2.5 in flight (55). */
+  /** A push-back tolerated, held under the round trip (item 51): the spacing widens, but for a lone one (none other in 1 s) at over 2.5 (55). */
   #heldPushBack(now: number): boolean {
-    // None other within LONE_MS: the path's long wait now and then (a slot's worth of its requests closer at nginx), not the slot.
-    if (this.#tripGapMs === 0 || (this.#value > 2.5 && now - this.#lastPushBack >= LONE_MS)) return true;
-    return this.#holdRate(this.#spacingMs, true);
+    return this.#tripGapMs === 0 || (this.#value > 2.5 && now - this.#lastPushBack >= 1_000) || this.#holdRate(this.#spacingMs, true);
   }
 
   /** Every sender waits `ms`, plus up to half as much again at random, so that shards do not come back in lockstep. */
