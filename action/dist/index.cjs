@@ -43727,14 +43727,16 @@ var init_pace = __esm({
       }
       /**
        * Rebased (item 46): every 10 s from the rebase, and every 10 s on the clock (shards of one machine drain their one queue together,
-       * as BBR's ProbeRTTs fall in step: review46d H1; shards rebased together on other machines by the first: review14b K1), for two windows,
+       * as BBR's ProbeRTTs fall in step: review46d H1; shards rebased together on other machines by the first: review14b K1; on the clock, a
+       * boundary 5 s or more after the rebase, not one inside the spell that gave it: review14b K3), for two windows,
        * 3/4 of the count the rate needs at the round trip rebased on (a queue of ours falls a quarter under it; review46d G1). Off it by a tenth,
        * or pushed back (the service says where it is full; review46c): the old base, the levels forgotten (item 45 read them as jitter), the
        * next descent counted from before the probe (it may end at one).
        */
       #probed(now, rtt) {
         const [probe, full] = [this.#probe, this.#paced || now - this.#lastPushBack < CEILING_MS];
-        const due = [0, probe.at].some((at) => Math.floor((now - at) / PROBE_EVERY_MS) > Math.floor((probe.since - at) / PROBE_EVERY_MS));
+        const onClock = Math.floor(now / PROBE_EVERY_MS) > Math.floor(Math.max(probe.since, probe.at + PROBE_EVERY_MS / 2) / PROBE_EVERY_MS);
+        const due = onClock || Math.floor((now - probe.at) / PROBE_EVERY_MS) > Math.floor((probe.since - probe.at) / PROBE_EVERY_MS);
         if (this.#baseRtt <= probe.from || !full && probe.windows === 0 && !due) return false;
         if (probe.windows === 0) Object.assign(probe, { since: now, windows: 3, before: rtt });
         const f = 0.75 * Math.min(1, probe.on / probe.before);
