@@ -23,7 +23,10 @@
  *   PACE_NGINX_RUNS (1) repeats each case; PACE_NGINX_TIMEOUT (180) stops a batch that crawls, in s;
  *   PACE_NGINX_TRACE=dir writes each run's per-second trace there: per shard, rows accepted at the app
  *   and requests pushed back by nginx (what each shard's pace did, seen from the service), and nginx's
- *   own log beside it; node scripts/pace-trace-summary.mjs <trace.txt ...> names the states;
+ *   own log beside it, and the proxy's times per request (.proxy.txt: "in sent out status connection
+ *   user", epoch ms: request line in from the client, sent on to nginx, answer back to the client; with
+ *   nginx's log, the gaps nginx saw against those the client sent at);
+ *   node scripts/pace-trace-summary.mjs <trace.txt ...> names the states;
  *   PACE_NGINX_BINS="main=/a/bin/trigger.cjs,pace=/b/bin/trigger.cjs;PACE_X=1" measures several builds
  *   (each with what its environment adds), alternating build by build within each run so that the
  *   machine's load hits them alike.
@@ -123,7 +126,10 @@ async function startDelay(targetPort) {
       from.on('end', () => setTimeout(() => to.end(), ONE_WAY_MS));
       from.on('error', () => to.destroy());
     };
-    pipe(client, upstream);
+    // When the request line left here for nginx (the delay's timer fired): what nginx was sent, jitter and all.
+    pipe(client, upstream, () => {
+      if (open && open.sent === undefined) open.sent = now();
+    });
     pipe(upstream, client, (chunk) => {
       if (!open) return;
       const status = Number(chunk.toString('latin1', 9, 12));
@@ -396,6 +402,11 @@ async function runCase(spec, bin, args, seconds, traceName) {
       fs.writeFileSync(path.join(traceDir, `${traceName}.rt.txt`), roundTripText(delay.exchanges, entries, count));
       // nginx's own lines too: an answer neither 200 nor a push-back (a 499, a 502) shows only there.
       fs.copyFileSync(path.join(work, 'access.log'), path.join(traceDir, `${traceName}.access.log`));
+      // The proxy's own times (epoch ms) per request: request line in from the client, sent on to nginx, answer back.
+      const proxied = delay.exchanges.map(
+        (x) => `${x.from.toFixed(3)} ${x.sent?.toFixed(3) ?? '-'} ${x.to.toFixed(3)} ${x.status} ${x.connection} ${x.user}`,
+      );
+      fs.writeFileSync(path.join(traceDir, `${traceName}.proxy.txt`), `${proxied.join('\n')}\n`);
     }
     return {
       rows,
