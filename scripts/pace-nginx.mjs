@@ -14,7 +14,7 @@
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
  *          req-20, req-20-429, req-20-ra, req-40, req-100, req-100-ra); separate-<limit>-stagger
- *          (limit: req-20, req-25, req-40, req-100): two separate batches (no --shard, each its own half of
+ *          (limit: req-20, req-25, req-40, req-100, req-20-ra, req-100-ra): two separate batches (no --shard, each its own half of
  *          the rows) on that one limit, the second started 10 s after the first; all: every case above;
  *          sweep: what conn-0 allows, by a fixed --concurrency sweep.
  *   Each case runs `trigger batch` with the batch options given (none: --concurrency auto); conn-0's
@@ -64,7 +64,7 @@ for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra', '
   CASES[`shards-${limit}-stagger`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: STAGGER_MS };
 }
 // Separate batches (not shards) on one strict limit, the second 10 s later: a pace for one sender must not shut it out.
-for (const limit of ['req-20', 'req-40', 'req-100'])
+for (const limit of ['req-20', 'req-25', 'req-40', 'req-100', 'req-20-ra', 'req-100-ra'])
   CASES[`separate-${limit}-stagger`] = { ...LIMITS[limit], shards: 2, staggerMs: 10_000, separate: true };
 
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
