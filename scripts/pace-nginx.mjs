@@ -15,8 +15,9 @@
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
  *          req-20, req-20-429, req-20-ra, req-40, req-100, req-100-ra); separate-<limit>-stagger
- *          (limit: req-20, req-25, req-40, req-100, req-20-ra, req-100-ra): two separate batches (no --shard, each its own half of
- *          the rows) on that one limit, the second started 10 s after the first; all: every case above;
+ *          (limit: req-20, req-25, req-40, req-100, req-20-ra, req-100-ra): two separate batches (no
+ *          --shard, each its own half of the rows) on that one limit, the second started 10 s after the
+ *          first; all: every case above;
  *          sweep: what conn-0 allows, by a fixed --concurrency sweep.
  *   Each case runs `trigger batch` with the batch options given (none: --concurrency auto); conn-0's
  *   cases also run --concurrency 64 beside it once per run, as what the service allows right then.
