@@ -10,12 +10,14 @@
  *          req-20 (limit_req 20r/s, no burst, 503), req-20-429 (the same, 429 without Retry-After),
  *          req-20-ra (429 with Retry-After: 1); req-25 (req-20 at 25r/s: a slot of 40 ms, just under
  *          the round trip); req-40 (req-20 at 40r/s: a slot of 25 ms, under the
- *          round trip); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s);
+ *          round trip); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s); req-25-grown and
+ *          req-40-grown (those limits, the round trip 50 ms, then 120 ms from 20 s on: B5);
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
  *          req-20, req-20-429, req-20-ra, req-40, req-100, req-100-ra); separate-<limit>-stagger
- *          (limit: req-20, req-25, req-40, req-100): two separate batches (no --shard, each its own half of
- *          the rows) on that one limit, the second started 10 s after the first; all: every case above;
+ *          (limit: req-20, req-25, req-40, req-100, req-20-ra, req-100-ra): two separate batches (no
+ *          --shard, each its own half of the rows) on that one limit, the second started 10 s after the
+ *          first; all: every case above;
  *          sweep: what conn-0 allows, by a fixed --concurrency sweep.
  *   Each case runs `trigger batch` with the batch options given (none: --concurrency auto); conn-0's
  *   cases also run --concurrency 64 beside it once per run, as what the service allows right then.
@@ -23,7 +25,10 @@
  *   PACE_NGINX_RUNS (1) repeats each case; PACE_NGINX_TIMEOUT (180) stops a batch that crawls, in s;
  *   PACE_NGINX_TRACE=dir writes each run's per-second trace there: per shard, rows accepted at the app
  *   and requests pushed back by nginx (what each shard's pace did, seen from the service), and nginx's
- *   own log beside it; node scripts/pace-trace-summary.mjs <trace.txt ...> names the states;
+ *   own log beside it, and the proxy's times per request (.proxy.txt: "in sent out status connection
+ *   user", epoch ms: request line in from the client, sent on to nginx, answer back to the client; with
+ *   nginx's log, the gaps nginx saw against those the client sent at);
+ *   node scripts/pace-trace-summary.mjs <trace.txt ...> names the states;
  *   PACE_NGINX_BINS="main=/a/bin/trigger.cjs,pace=/b/bin/trigger.cjs;PACE_X=1" measures several builds
  *   (each with what its environment adds), alternating build by build within each run so that the
  *   machine's load hits them alike.
@@ -60,8 +65,11 @@ for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra', '
   CASES[`shards-${limit}`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: 0 };
   CASES[`shards-${limit}-stagger`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: STAGGER_MS };
 }
+// A round trip that grows for good mid-run (review13b's B5): 25 ms each way, then 60 ms from 20 s on.
+for (const limit of ['req-25', 'req-40'])
+  CASES[`${limit}-grown`] = { ...LIMITS[limit], grownAtMs: 20_000, grownOneWayMs: 60, minSeconds: 45 };
 // Separate batches (not shards) on one strict limit, the second 10 s later: a pace for one sender must not shut it out.
-for (const limit of ['req-20', 'req-40', 'req-100'])
+for (const limit of ['req-20', 'req-25', 'req-40', 'req-100', 'req-20-ra', 'req-100-ra'])
   CASES[`separate-${limit}-stagger`] = { ...LIMITS[limit], shards: 2, staggerMs: 10_000, separate: true };
 
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
@@ -97,12 +105,16 @@ async function startApp(appMs) {
 }
 
 /**
- * A TCP proxy that delays every chunk ONE_WAY_MS each way (order kept: the same delay for each). It
+ * A TCP proxy that delays every chunk ONE_WAY_MS each way (order kept: the same delay for each; a case
+ * with grownAtMs delays by grownOneWayMs from that long after the proxy started: a round trip that grows
+ * for good mid-run, order still kept since the delay only grows). It
  * also times each request as the client's side of the network sees it: from its request line
  * arriving here to the first chunk of its answer written back (both delays, nginx and the app; one
  * request at a time per connection, as HTTP/1.1 without pipelining), with its user and connection.
  */
-async function startDelay(targetPort) {
+async function startDelay(targetPort, spec = {}) {
+  const opened = now();
+  const oneWay = () => (spec.grownAtMs && now() - opened >= spec.grownAtMs ? spec.grownOneWayMs : ONE_WAY_MS);
   const exchanges = [];
   let connections = 0;
   const server = net.createServer((client) => {
@@ -118,12 +130,15 @@ async function startDelay(targetPort) {
         setTimeout(() => {
           if (to.writable) to.write(chunk);
           onWrite?.(chunk);
-        }, ONE_WAY_MS);
+        }, oneWay());
       });
-      from.on('end', () => setTimeout(() => to.end(), ONE_WAY_MS));
+      from.on('end', () => setTimeout(() => to.end(), oneWay()));
       from.on('error', () => to.destroy());
     };
-    pipe(client, upstream);
+    // When the request line left here for nginx (the delay's timer fired): what nginx was sent, jitter and all.
+    pipe(client, upstream, () => {
+      if (open && open.sent === undefined) open.sent = now();
+    });
     pipe(upstream, client, (chunk) => {
       if (!open) return;
       const status = Number(chunk.toString('latin1', 9, 12));
@@ -371,7 +386,7 @@ async function runCase(spec, bin, args, seconds, traceName) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pace-nginx-'));
   const app = await startApp(spec.appMs);
   const nginx = await startNginx(work, app.port, spec);
-  const delay = await startDelay(nginx.port);
+  const delay = await startDelay(nginx.port, spec);
   try {
     const rows = rowsFor(spec, seconds);
     const input = writeInput(work, rows);
@@ -396,6 +411,11 @@ async function runCase(spec, bin, args, seconds, traceName) {
       fs.writeFileSync(path.join(traceDir, `${traceName}.rt.txt`), roundTripText(delay.exchanges, entries, count));
       // nginx's own lines too: an answer neither 200 nor a push-back (a 499, a 502) shows only there.
       fs.copyFileSync(path.join(work, 'access.log'), path.join(traceDir, `${traceName}.access.log`));
+      // The proxy's own times (epoch ms) per request: request line in from the client, sent on to nginx, answer back.
+      const proxied = delay.exchanges.map(
+        (x) => `${x.from.toFixed(3)} ${x.sent?.toFixed(3) ?? '-'} ${x.to.toFixed(3)} ${x.status} ${x.connection} ${x.user}`,
+      );
+      fs.writeFileSync(path.join(traceDir, `${traceName}.proxy.txt`), `${proxied.join('\n')}\n`);
     }
     return {
       rows,
