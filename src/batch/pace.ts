@@ -772,11 +772,19 @@ export class Pace {
     this.#nextWindow(now);
   }
 
+  /**
+   * Held under the round trip and slow (B5): two slow round trips in a row within a tenth, one more in flight; returns the round trip
+   * at the first one more. Grown since by half what one more request costs (`cost`, ms a row), it is a queue of ours (F5): one back,
+   * and -1, no more while slow.
+   */
   #grownFor(rtt: number, cost: number): number {
-    const queue = this.#grown < 0 || (this.#grown > 0 && rtt > this.#grown + cost / 2);
-    const flat = !queue && Math.abs(rtt - this.#slowBefore) < rtt / 10;
-    if (flat || (queue && this.#grown > 0)) this.#set(this.#value + (queue ? -1 : 1));
-    return queue ? -1 : flat ? this.#grown || rtt : this.#grown;
+    if (this.#grown < 0 || (this.#grown > 0 && rtt > this.#grown + cost / 2)) {
+      if (this.#grown > 0) this.#set(this.#value - 1);
+      return -1;
+    }
+    if (Math.abs(rtt - this.#slowBefore) >= rtt / 10) return this.#grown;
+    this.#set(this.#value + 1);
+    return this.#grown || rtt;
   }
 
   /**
