@@ -87,9 +87,10 @@ describe('--concurrency auto: push-back', () => {
     const result = await batch([csv(30)]);
     expect(result.code).toBe(0);
     expect(accepted).toBe(30);
-    // Not a lane re-sending as fast as each refusal comes back (hundreds a second on loopback): about one push-back a
-    // row at most, two on a loaded machine whose stalls bunch the starts (seen at a load of 9-12 on 2 cores).
-    expect(server.requests.length).toBeLessThan(30 * 3);
+    // Not a lane re-sending as fast as each refusal comes back (on loopback a refusal is back in about a millisecond, so
+    // about 40 requests a row): about half a push-back a row on a quiet machine (44 requests), up to three on one whose
+    // stalls bunch the starts (114 seen at a load of 17 on 2 cores). The bound is the fault's, not the quiet figure.
+    expect(server.requests.length).toBeLessThan(30 * 5);
     expect(failedRows()).toBe(0);
     expect(result.stdout).toMatch(/at once, starts spaced up to \d+ ms apart; \d+ answers? pushed back/);
   });
