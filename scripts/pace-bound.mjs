@@ -157,7 +157,7 @@ async function main() {
     ['one sender, strict 100/s, Retry-After: 1, each refusal pauses every start', 100, { retryAfterMs: 1_000 }, { pause: true }, 0.85],
     ['4 shards, strict 100/s, phases spread evenly', 100, {}, { senders: 4 }, 0.85],
     ['4 shards, strict 100/s, phases at random', 100, {}, { senders: 4, phases: 'random' }, 0.85],
-    ['4 shards, strict 100/s, phases moved 0-2.5 ms on a refusal', 100, {}, { senders: 4, phases: 'random', shiftMs: 2.5 }, 0.85],
+    ['4 shards, strict 100/s, phases moved 0-1.5 ms on a refusal', 100, {}, { senders: 4, phases: 'random', shiftMs: 1.5 }, 0.85],
     ['4 shards, strict 100/s, phases moved 0-10 ms on a refusal', 100, {}, { senders: 4, phases: 'random', shiftMs: 10 }, 0.85],
     ['4 shards, strict 20/s, client 40 ms late, phases spread evenly', 20, {}, { senders: 4, lateMs: 40 }, 0.85, 0.25],
     ['4 shards, strict 20/s, client 40 ms late, ONE sender spaced from its last start', 20, {}, { lateMs: 40, clocked: true }, 0.85, 0.25],
