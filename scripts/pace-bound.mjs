@@ -10,7 +10,8 @@
  * when its answer comes back, holds every start until it is over (a shared pause). With `shiftMs`, a sender
  * told of a refusal (a round trip late) moves its own schedule later by a random part of that: the
  * self-organised slots of docs/pace.md's fourteenth pass, an estimate of what reacting to refusals adds. With
- * `clocked`, each sender's next start is a period after its last one left, not after the last one was due.
+ * `clocked`, each sender's next start is a period after its last one left, not after the last one was due. With
+ * `staggerMs`, the senders start that far apart, and only what comes once all of them send is counted.
  *
  * Run alone (`node scripts/pace-bound.mjs`) it prints the figures of the note, finer than the bench's.
  */
@@ -42,14 +43,18 @@ export function fixedPlan(
     phases = 'even',
     shiftMs = 0,
     clocked = false,
+    staggerMs = 0,
   },
 ) {
   const period = spacing * senders;
+  // Started `staggerMs` apart, each at the first start of its phase after its own start; counted once all send.
+  const from = (senders - 1) * staggerMs;
+  const after = (who) => Math.ceil((who * staggerMs) / period) * period;
   const random = sim.numbers(seed * 977);
   // The plan's first start at a random moment of its first spacing (whole milliseconds are not the plan's to pick).
   const phase = random() * spacing;
   const lanes = Array.from({ length: senders }, (_, who) => ({
-    nominal: phases === 'even' ? phase + who * spacing : random() * period,
+    nominal: after(who) + (phases === 'even' ? phase + who * spacing : random() * period),
     late: sim.numbers(seed * 17 + who),
     held: timersLate ? sim.clientDelay(true, seed * 13 + who) : (t) => t,
     sentAt: 0,
@@ -65,7 +70,7 @@ export function fixedPlan(
     let lane = lanes[0];
     for (const l of lanes) if (l.at < lane.at) lane = l;
     const t = lane.at;
-    if (t > durationMs) return { accepted, refused, shares: shares(lanes.map((l) => l.accepted)) };
+    if (t > from + durationMs) return { accepted, refused, shares: shares(lanes.map((l) => l.accepted)) };
     while (waiting.length && waiting[0].at <= t) pausedUntil = Math.max(pausedUntil, waiting.shift().until);
     if (t < pausedUntil) {
       // Every sender starts again at its first start after the pause, its phase kept.
@@ -86,11 +91,12 @@ export function fixedPlan(
       continue;
     }
     const verdict = service(t, 0);
+    const counted = t >= from ? 1 : 0;
     if (verdict.answer === ACCEPTED) {
-      accepted++;
-      lane.accepted++;
+      accepted += counted;
+      lane.accepted += counted;
     } else {
-      refused++;
+      refused += counted;
       if (pause && verdict.retryAfterMs) {
         waiting.push({ at: verdict.at, until: verdict.at + verdict.retryAfterMs });
         waiting.sort((a, b) => a.at - b.at);
