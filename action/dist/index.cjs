@@ -43537,7 +43537,8 @@ var init_pace = __esm({
         if (this.gapMs > 0) this.#nextStart = now + this.gapMs;
         else if (this.#spacingMs > 0) {
           const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
-          this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+          const ahead = this.#shared ? Infinity : now + this.#windowMs;
+          this.#nextStart = Math.max(Math.min(this.#nextStart, ahead), now - slack) + this.#spacingMs;
           if (this.limit === 1 && ++this.#startsAtOne % ROOM_EVERY === 0) this.#holdUntil = now + 2 * this.#windowMs;
         }
         return true;
@@ -43863,7 +43864,8 @@ var init_pace = __esm({
         this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip ? wider : 0);
         if (trip) this.#nextStart += this.#rateGapMs - spacing;
         if (this.limit > 1 && this.#windowMs < GAP_WIDEN * this.#rateGapMs) this.#tripGapMs = 0;
-        const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
+        const rtt = trip && this.#now() - this.#stalledAt < this.#windowMs ? this.#baseRtt : this.#windowMs;
+        const inFlight = Math.max(MIN_RTT_MS, rtt) / this.#rateGapMs + 1;
         if (down && !trip) this.#respace();
         else if (this.limit < RATE_HOLDS_BELOW && (this.limit > 1 || trip && inFlight > 1 + GAP_WIDEN))
           this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));

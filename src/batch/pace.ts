@@ -542,7 +542,9 @@ export class Pace {
       // at most PACE_SLACK_MS (less one spacing): a stall is not made up in a burst, which a limit
       // without burst would refuse, and a few starts per timer keep timers from capping the pace.
       const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
-      this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+      // Nor run ahead by more than a round trip: requests alone went at once, and the starts held back behind it went together (H6).
+      const ahead = this.#shared ? Infinity : now + this.#windowMs;
+      this.#nextStart = Math.max(Math.min(this.#nextStart, ahead), now - slack) + this.#spacingMs;
       // One at a time, answered a round trip after each start, it could keep a strict limit's every slot: room (item 21).
       if (this.limit === 1 && ++this.#startsAtOne % ROOM_EVERY === 0) this.#holdUntil = now + 2 * this.#windowMs;
     }
@@ -950,7 +952,9 @@ export class Pace {
     this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip ? wider : 0);
     if (trip) this.#nextStart += this.#rateGapMs - spacing;
     if (this.limit > 1 && this.#windowMs < GAP_WIDEN * this.#rateGapMs) this.#tripGapMs = 0;
-    const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
+    // Held under it, a round trip a stall stretched keeps no more in flight: the next stall's heap would be refused (H6).
+    const rtt = trip && this.#now() - this.#stalledAt < this.#windowMs ? this.#baseRtt : this.#windowMs;
+    const inFlight = Math.max(MIN_RTT_MS, rtt) / this.#rateGapMs + 1;
     if (down && !trip) this.#respace();
     else if (this.limit < RATE_HOLDS_BELOW && (this.limit > 1 || (trip && inFlight > 1 + GAP_WIDEN)))
       this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
