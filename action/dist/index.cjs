@@ -43852,15 +43852,17 @@ var init_pace = __esm({
        * last push-back came (item 54: two at once would widen it twice); says whether it is still under it.
        */
       #holdRate(spacing, down) {
-        const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
-        const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[1], this.#level[Math.min(2, this.max)]];
-        if (enter && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
+        const least = Math.min(...this.#spacings);
+        const under = this.limit === 1 || this.limit === 2 && 3 * least > this.#windowMs;
+        const enter = under && this.#ceiling === this.limit + 1 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
+        const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[this.limit], this.#level[Math.min(this.#ceiling, this.max)]];
+        if (enter && (atOne[0] >= 1 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
         if (this.limit === 1 && this.#tripGapMs === 0) return false;
         this.#rateMs = this.#rateNarrowings = 0;
         const trip = this.#tripGapMs > 0;
         if (last > 0) spacing = Math.min(spacing, this.#rateGapMs);
-        if (trip) this.#tripGapMs = spacing;
-        const wider = spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs) / 2;
+        if (trip) this.#tripGapMs = last > 0 || this.limit < 2 ? spacing : Math.max(spacing, least / RATE_WIDEN);
+        const wider = spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs / (last > 0 ? 1 : this.limit)) / 2;
         this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip ? wider : 0);
         if (trip) this.#nextStart += this.#rateGapMs - spacing;
         if (this.limit > 1 && this.#windowMs < GAP_WIDEN * this.#rateGapMs) this.#tripGapMs = 0;
