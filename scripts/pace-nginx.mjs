@@ -11,8 +11,8 @@
  *          req-20-ra (429 with Retry-After: 1); req-25 (req-20 at 25r/s: a slot of 40 ms, just under
  *          the round trip); req-40 (req-20 at 40r/s: a slot of 25 ms, under the
  *          round trip); req-50 (req-20 at 50r/s: a slot of 20 ms, two a round trip get in, three do not:
- *          item 56); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s); req-25-grown and
- *          req-40-grown (those limits, the round trip 50 ms, then 120 ms from 20 s on: B5);
+ *          item 56); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s); req-25-grown,
+ *          req-40-grown and req-100-grown (those limits, the round trip 50 ms, then 120 ms from 20 s on: B5);
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
  *          req-20, req-20-429, req-20-ra, req-40, req-100, req-100-ra); separate-<limit>-stagger
@@ -68,7 +68,7 @@ for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra', '
   CASES[`shards-${limit}-stagger`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: STAGGER_MS };
 }
 // A round trip that grows for good mid-run (review13b's B5): 25 ms each way, then 60 ms from 20 s on.
-for (const limit of ['req-25', 'req-40'])
+for (const limit of ['req-25', 'req-40', 'req-100'])
   CASES[`${limit}-grown`] = { ...LIMITS[limit], grownAtMs: 20_000, grownOneWayMs: 60, minSeconds: 45 };
 // Separate batches (not shards) on one strict limit, the second 10 s later: a pace for one sender must not shut it out.
 for (const limit of ['req-20', 'req-25', 'req-40', 'req-100', 'req-20-ra', 'req-100-ra'])
