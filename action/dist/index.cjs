@@ -43853,7 +43853,7 @@ var init_pace = __esm({
        */
       #holdRate(spacing, down) {
         const least = Math.min(...this.#spacings);
-        const under = this.limit === 1 || this.limit === 2 && 3 * least > this.#windowMs;
+        const under = this.limit === 1 || this.limit === 2 && 2.75 * least > this.#windowMs;
         const enter = under && this.#ceiling === this.limit + 1 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
         const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[this.limit], this.#level[Math.min(this.#ceiling, this.max)]];
         if (enter && (atOne[0] > 0 && atOne[0] >= this.limit - 1 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0]))
