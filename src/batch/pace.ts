@@ -935,8 +935,8 @@ export class Pace {
    */
   #holdRate(spacing: number, down: boolean): boolean {
     // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51); or at
-    // three, two a round trip accepted, the slot over a third of it (56). Not refusals at random (54): under a tenth refused
-    // under it, or, before it was there, a third or more at it.
+    // three, two a round trip accepted, none faster than its spacing at two (56). Not refusals at random (54): under a tenth
+    // refused under it, or, before it was there, a third or more at it.
     const least = Math.min(...this.#spacings);
     const under = this.limit === 1 || (this.limit === 2 && 2.75 * least > this.#windowMs);
     const enter = under && this.#ceiling === this.limit + 1 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
