@@ -10,8 +10,9 @@
  *          req-20 (limit_req 20r/s, no burst, 503), req-20-429 (the same, 429 without Retry-After),
  *          req-20-ra (429 with Retry-After: 1); req-25 (req-20 at 25r/s: a slot of 40 ms, just under
  *          the round trip); req-40 (req-20 at 40r/s: a slot of 25 ms, under the
- *          round trip); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s); req-25-grown and
- *          req-40-grown (those limits, the round trip 50 ms, then 120 ms from 20 s on: B5);
+ *          round trip); req-50 (req-20 at 50r/s: a slot of 20 ms, two a round trip get in, three do not:
+ *          item 56); req-100 and req-100-ra (req-20 and req-20-ra at 100r/s); req-25-grown,
+ *          req-40-grown and req-100-grown (those limits, the round trip 50 ms, then 120 ms from 20 s on: B5);
  *          shards-<limit> and shards-<limit>-stagger: four `--shard i/4` processes given the same
  *          file, sharing that one limit, started together or 5 s apart (limit: conn-50, conn-0,
  *          req-20, req-20-429, req-20-ra, req-40, req-100, req-100-ra); separate-<limit>-stagger
@@ -57,6 +58,7 @@ const LIMITS = {
   'req-20-ra': { appMs: 0, rate: 20, status: 429, retryAfter: 1, allows: 20, minSeconds: 15 },
   'req-25': { appMs: 0, rate: 25, status: 503, allows: 25, minSeconds: 15 },
   'req-40': { appMs: 0, rate: 40, status: 503, allows: 40, minSeconds: 15 },
+  'req-50': { appMs: 0, rate: 50, status: 503, allows: 50, minSeconds: 15 },
   'req-100': { appMs: 0, rate: 100, status: 503, allows: 100, minSeconds: 15 },
   'req-100-ra': { appMs: 0, rate: 100, status: 429, retryAfter: 1, allows: 100, minSeconds: 15 },
 };
@@ -66,7 +68,7 @@ for (const limit of ['conn-50', 'conn-0', 'req-20', 'req-20-429', 'req-20-ra', '
   CASES[`shards-${limit}-stagger`] = { ...LIMITS[limit], shards: SHARDS, staggerMs: STAGGER_MS };
 }
 // A round trip that grows for good mid-run (review13b's B5): 25 ms each way, then 60 ms from 20 s on.
-for (const limit of ['req-25', 'req-40'])
+for (const limit of ['req-25', 'req-40', 'req-100'])
   CASES[`${limit}-grown`] = { ...LIMITS[limit], grownAtMs: 20_000, grownOneWayMs: 60, minSeconds: 45 };
 // Separate batches (not shards) on one strict limit, the second 10 s later: a pace for one sender must not shut it out.
 for (const limit of ['req-20', 'req-25', 'req-40', 'req-100', 'req-20-ra', 'req-100-ra'])

@@ -43537,7 +43537,8 @@ var init_pace = __esm({
         if (this.gapMs > 0) this.#nextStart = now + this.gapMs;
         else if (this.#spacingMs > 0) {
           const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
-          this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+          const ahead = this.#shared ? Infinity : now + this.#windowMs;
+          this.#nextStart = Math.max(Math.min(this.#nextStart, ahead), now - slack) + this.#spacingMs;
           if (this.limit === 1 && ++this.#startsAtOne % ROOM_EVERY === 0) this.#holdUntil = now + 2 * this.#windowMs;
         }
         return true;
@@ -43851,19 +43852,23 @@ var init_pace = __esm({
        * last push-back came (item 54: two at once would widen it twice); says whether it is still under it.
        */
       #holdRate(spacing, down) {
-        const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
-        const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[1], this.#level[Math.min(2, this.max)]];
-        if (enter && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
+        const least = Math.min(...this.#spacings);
+        const under = this.limit === 1 || this.limit === 2 && 2.75 * least > this.#windowMs;
+        const enter = under && this.#ceiling === this.limit + 1 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
+        const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[this.limit], this.#level[Math.min(this.#ceiling, this.max)]];
+        if (enter && (atOne[0] > 0 && atOne[0] >= this.limit - 1 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0]))
+          this.#tripGapMs = spacing;
         if (this.limit === 1 && this.#tripGapMs === 0) return false;
         this.#rateMs = this.#rateNarrowings = 0;
         const trip = this.#tripGapMs > 0;
         if (last > 0) spacing = Math.min(spacing, this.#rateGapMs);
-        if (trip) this.#tripGapMs = spacing;
-        const wider = spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs) / 2;
+        if (trip) this.#tripGapMs = last > 0 || this.limit < 2 ? spacing : Math.max(spacing, least / RATE_WIDEN);
+        const wider = spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs / (last > 0 ? 1 : this.limit)) / 2;
         this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip ? wider : 0);
         if (trip) this.#nextStart += this.#rateGapMs - spacing;
         if (this.limit > 1 && this.#windowMs < GAP_WIDEN * this.#rateGapMs) this.#tripGapMs = 0;
-        const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
+        const rtt = trip && this.#now() - this.#stalledAt < this.#windowMs ? this.#baseRtt : this.#windowMs;
+        const inFlight = Math.max(MIN_RTT_MS, rtt) / this.#rateGapMs + 1;
         if (down && !trip) this.#respace();
         else if (this.limit < RATE_HOLDS_BELOW && (this.limit > 1 || trip && inFlight > 1 + GAP_WIDEN))
           this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));

@@ -542,7 +542,9 @@ export class Pace {
       // at most PACE_SLACK_MS (less one spacing): a stall is not made up in a burst, which a limit
       // without burst would refuse, and a few starts per timer keep timers from capping the pace.
       const slack = Math.max(0, PACE_SLACK_MS - this.#spacingMs);
-      this.#nextStart = Math.max(this.#nextStart, now - slack) + this.#spacingMs;
+      // Nor run ahead by more than a round trip: requests alone went at once, and the starts held back behind it went together (H6).
+      const ahead = this.#shared ? Infinity : now + this.#windowMs;
+      this.#nextStart = Math.max(Math.min(this.#nextStart, ahead), now - slack) + this.#spacingMs;
       // One at a time, answered a round trip after each start, it could keep a strict limit's every slot: room (item 21).
       if (this.limit === 1 && ++this.#startsAtOne % ROOM_EVERY === 0) this.#holdUntil = now + 2 * this.#windowMs;
     }
@@ -932,25 +934,33 @@ export class Pace {
    * last push-back came (item 54: two at once would widen it twice); says whether it is still under it.
    */
   #holdRate(spacing: number, down: boolean): boolean {
-    // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51). Not
-    // refusals at random (54): under a tenth refused at one at a time, or, before it was there, a third or more at two.
-    const enter = this.limit === 1 && this.#ceiling === 2 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
-    const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[1]!, this.#level[Math.min(2, this.max)]!];
-    if (enter && (atOne[0] > 0 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0])) this.#tripGapMs = spacing;
+    // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51); or at
+    // three, two a round trip accepted, none faster than its spacing at two (56). Not refusals at random (54): under a tenth
+    // refused under it, or, before it was there, a third or more at it.
+    const least = Math.min(...this.#spacings);
+    const under = this.limit === 1 || (this.limit === 2 && 2.75 * least > this.#windowMs);
+    const enter = under && this.#ceiling === this.limit + 1 && this.gapMs === 0 && !this.#crowded && !this.#noise && !this.#shared;
+    const [last, atOne, atTwo] = [this.#tripGapMs, this.#level[this.limit]!, this.#level[Math.min(this.#ceiling, this.max)]!];
+    if (enter && (atOne[0] > 0 && atOne[0] >= this.limit - 1 ? 10 * atOne[1] <= atOne[0] : atTwo[0] > 0 && 3 * atTwo[1] >= atTwo[0]))
+      this.#tripGapMs = spacing;
     if (this.limit === 1 && this.#tripGapMs === 0) return false;
     this.#rateMs = this.#rateNarrowings = 0;
     const trip = this.#tripGapMs > 0;
     // Held, the spacing refused is the rate's: one the round trip set wider (a stalled machine's) is no edge (54).
     if (last > 0) spacing = Math.min(spacing, this.#rateGapMs);
-    if (trip) this.#tripGapMs = spacing;
-    // There, halfway to one a round trip, which got in; refused again at the edge last refused (its own limit, found by 1%
-    // steps), two widenings over it, where those steps start. The start already scheduled goes at it too. No faster than
-    // one a round trip: one at a time, where the relay shares a strict limit's slots.
-    const wider = spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs) / 2;
+    // Entered at three, the edge is a widening under the least spacing accepted: three in flight were refused far under it (56).
+    if (trip) this.#tripGapMs = last > 0 || this.limit < 2 ? spacing : Math.max(spacing, least / RATE_WIDEN);
+    // There, halfway to one a round trip (two, entered at three), which got in; refused again at the edge last refused (its own
+    // limit, found by 1% steps), two widenings over it, where those steps start. The start already scheduled goes at it too.
+    // No faster than one a round trip: one at a time, where the relay shares a strict limit's slots.
+    const wider =
+      spacing <= RATE_WIDEN ** 2 * last ? RATE_WIDEN ** 2 * spacing : (spacing + this.#windowMs / (last > 0 ? 1 : this.limit)) / 2;
     this.#rateGapMs = Math.max(spacing * RATE_WIDEN, trip ? wider : 0);
     if (trip) this.#nextStart += this.#rateGapMs - spacing;
     if (this.limit > 1 && this.#windowMs < GAP_WIDEN * this.#rateGapMs) this.#tripGapMs = 0;
-    const inFlight = Math.max(MIN_RTT_MS, this.#windowMs) / this.#rateGapMs + 1;
+    // Held under it, a round trip a stall stretched keeps no more in flight: the next stall's heap would be refused (H6).
+    const rtt = trip && this.#now() - this.#stalledAt < this.#windowMs ? this.#baseRtt : this.#windowMs;
+    const inFlight = Math.max(MIN_RTT_MS, rtt) / this.#rateGapMs + 1;
     if (down && !trip) this.#respace();
     else if (this.limit < RATE_HOLDS_BELOW && (this.limit > 1 || (trip && inFlight > 1 + GAP_WIDEN)))
       this.#set(Math.max(this.#value, Math.min(this.#ceiling, inFlight)));
