@@ -43316,7 +43316,7 @@ var init_pace = __esm({
       /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
       #slowBefore = 0;
       #grown = 0;
-      // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow)
+      // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
       #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -43722,16 +43722,17 @@ var init_pace = __esm({
       /**
        * Held under the round trip and slow (B5): two slow round trips in a row within a tenth, one more in flight; returns the round trip
        * at the first one more. Grown since by half what one more request costs (`cost`, ms a row), it is a queue of ours (F5): one back,
-       * and -1, no more while slow.
+       * and -1, no more while slow; but one in flight queues behind nothing of ours: slow there, the path grew again (measure15), B5 anew.
        */
       #grownFor(rtt, cost) {
-        if (this.#grown < 0 || this.#grown > 0 && rtt > this.#grown + cost / 2) {
-          if (this.#grown > 0) this.#set(this.#value - 1);
+        const grown = this.#grown < 0 && this.limit === 1 ? 0 : this.#grown;
+        if (grown < 0 || grown > 0 && rtt > grown + cost / 2) {
+          if (grown > 0) this.#set(this.#value - 1);
           return -1;
         }
-        if (Math.abs(rtt - this.#slowBefore) >= rtt / 10) return this.#grown;
+        if (Math.abs(rtt - this.#slowBefore) >= rtt / 10) return grown;
         this.#set(this.#value + 1);
-        return this.#grown || rtt;
+        return grown || rtt;
       }
       /**
        * Rebased (item 46): every 10 s from the rebase, and every 10 s on the clock (shards of one machine drain their one queue together,
