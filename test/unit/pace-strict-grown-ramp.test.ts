@@ -7,29 +7,7 @@
  * slow there, B5 starts over from that round trip. Simulated clock.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer } from '../../src/batch/pace.js';
-import { numbers, simulate, type Service } from './pace-sim.js';
-
-/**
- * nginx's limit_req without burst (as strictRate) behind a proxy whose delay each way grows from 25 ms: `steps` are
- * [from ms, to ms each way, over ms]; each way's delay is the one at the moment it passes (as scripts/pace-nginx.mjs's proxy).
- */
-function growingPath(perSecond: number, steps: [number, number, number][], jitterMs: number, seed: number): Service {
-  const random = numbers(seed * 37 + 11);
-  const way = (t: number) => {
-    let ms = 25;
-    for (const [from, to, over] of steps) if (t >= from) ms = t < from + over ? ms + ((to - ms) * (t - from)) / over : to;
-    return ms + jitterMs * random();
-  };
-  let last = -Infinity;
-  return (t) => {
-    const arrival = t + way(t);
-    const back = arrival + way(arrival);
-    if (Math.floor(arrival) - Math.floor(last) < 1000 / perSecond) return { at: back, answer: Answer.PushedBack };
-    last = arrival;
-    return { at: back, answer: Answer.Accepted };
-  };
-}
+import { simulate, strictGrowing } from './pace-sim.js';
 
 describe('B5: a round trip that grows over a second or two, or twice', () => {
   const cases: [number, string, [number, number, number][], number][] = [
@@ -58,7 +36,7 @@ describe('B5: a round trip that grows over a second or two, or twice', () => {
     it(`strict ${perSecond}/s, ${name}: from ${from / 1000} s on, over 80% of it and at most 5% pushed back (6099bad: 4.6-7.8/s)`, () => {
       for (const seed of [42, 1, 2, 3]) {
         const loaded = seed !== 42;
-        const service = growingPath(perSecond, steps, loaded ? 2 : 0, seed);
+        const service = strictGrowing(perSecond, steps, { jitterMs: loaded ? 2 : 0, seed });
         const result = simulate(service, 100 * perSecond, { loaded, seed, from });
         const late = result.acceptedAt.filter((t) => t >= from && t < 85_000).length / ((85_000 - from) / 1000);
         expect({ seed, rate: late > 0.8 * perSecond }).toEqual({ seed, rate: true });
