@@ -43715,7 +43715,7 @@ var init_pace = __esm({
             }
           }
         }
-        this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(rtt, elapsed / accepted) : 0;
+        this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0;
         this.#slowBefore = slow ? rtt : 0;
         this.#nextWindow(now);
       }
@@ -43724,13 +43724,16 @@ var init_pace = __esm({
        * at the first one more. Grown since by half what one more request costs (`cost`, ms a row), it is a queue of ours (F5): one back,
        * and -1, no more while slow; but one in flight queues behind nothing of ours: slow there, the path grew again (measure15), B5 anew.
        */
-      #grownFor(rtt, cost) {
+      #grownFor(now, rtt, cost) {
+        const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
+        if (this.#tripGapMs === 0 && this.#paced && this.limit === 1 && steady && now - this.#lastPushBack >= CEILING_MS) this.#baseRtt = rtt;
+        if (this.#tripGapMs === 0) return 0;
         const grown = this.#grown < 0 && this.limit === 1 ? 0 : this.#grown;
         if (grown < 0 || grown > 0 && rtt > grown + cost / 2) {
           if (grown > 0) this.#set(this.#value - 1);
           return -1;
         }
-        if (Math.abs(rtt - this.#slowBefore) >= rtt / 10) return grown;
+        if (!steady) return grown;
         this.#set(this.#value + 1);
         return grown || rtt;
       }

@@ -767,7 +767,7 @@ export class Pace {
         }
       }
     }
-    this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(rtt, elapsed / accepted) : 0; // held, grown for good: one more (B5), not a queue (F5)
+    this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0; // grown for good: one more (B5), not a queue (F5)
     this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
   }
@@ -777,13 +777,17 @@ export class Pace {
    * at the first one more. Grown since by half what one more request costs (`cost`, ms a row), it is a queue of ours (F5): one back,
    * and -1, no more while slow; but one in flight queues behind nothing of ours: slow there, the path grew again (measure15), B5 anew.
    */
-  #grownFor(rtt: number, cost: number): number {
+  #grownFor(now: number, rtt: number, cost: number): number {
+    const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
+    // Paced, not held (a slot under a third of the round trip), slow at one in flight with no push-back lately: the path grew, the base (F1).
+    if (this.#tripGapMs === 0 && this.#paced && this.limit === 1 && steady && now - this.#lastPushBack >= CEILING_MS) this.#baseRtt = rtt;
+    if (this.#tripGapMs === 0) return 0;
     const grown = this.#grown < 0 && this.limit === 1 ? 0 : this.#grown; // a path grown over a second, or twice
     if (grown < 0 || (grown > 0 && rtt > grown + cost / 2)) {
       if (grown > 0) this.#set(this.#value - 1);
       return -1;
     }
-    if (Math.abs(rtt - this.#slowBefore) >= rtt / 10) return grown;
+    if (!steady) return grown;
     this.#set(this.#value + 1);
     return grown || rtt;
   }
