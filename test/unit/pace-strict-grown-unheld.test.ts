@@ -7,7 +7,8 @@
  * what the same limit gets behind that path from the start. Simulated clock.
  */
 import { describe, expect, it } from 'vitest';
-import { simulate, strictGrowing } from './pace-sim.js';
+import { Answer } from '../../src/batch/pace.js';
+import { numbers, simulate, strictGrowing, type Service } from './pace-sim.js';
 
 describe('F1: a strict limit not held under the round trip, whose path grows', () => {
   const cases: [number, string, [number, number, number][], number, number][] = [
@@ -45,4 +46,35 @@ describe('F1: a strict limit not held under the round trip, whose path grows', (
       }
     });
   }
+});
+
+/**
+ * Not a path: an app that slows (100/s in front of ONE worker, 10 -> 80 ms at 20 s, a 250 ms queue time-out, 503) is slow at one in
+ * flight too. Rebased there, the paced growth to twice that base fed the app a queue (a71cdd1: median wait 146-174 ms, 15-20
+ * time-outs in 30 s on 12 of 12 machines); slow again before the limit pushed back, the rebase is undone and not tried while slow.
+ */
+describe('F1: an app that slows behind a strict 100/s is not a longer path', () => {
+  it('strict 100/s -> one worker 10 -> 80 ms at 20 s, 250 ms queue time-out: from 30 s on, no time-out and no standing queue', () => {
+    for (const seed of [42, 1, 2, 3, 4, 5]) {
+      const loaded = seed !== 42;
+      const random = numbers(seed * 37 + 11);
+      const waits: number[] = [];
+      let [last, free] = [-Infinity, 0];
+      const service: Service = (t) => {
+        const arrival = t + 25 + (loaded ? 2 * random() : 0);
+        const back = () => 25 + (loaded ? 2 * random() : 0);
+        if (Math.floor(arrival) - Math.floor(last) < 10) return { at: arrival + back(), answer: Answer.PushedBack };
+        last = arrival;
+        const start = Math.max(arrival, free);
+        if (arrival >= 30_000) waits.push(start - arrival);
+        if (start - arrival > 250) return { at: arrival + 250 + back(), answer: Answer.PushedBack };
+        free = start + (arrival < 20_000 ? 10 : 80);
+        return { at: free + back(), answer: Answer.Accepted };
+      };
+      simulate(service, 4_000, { loaded, seed });
+      const sorted = [...waits].sort((a, b) => a - b);
+      expect({ seed, timedOut: waits.filter((ms) => ms > 250).length }).toEqual({ seed, timedOut: 0 });
+      expect({ seed, median: sorted[Math.floor(sorted.length / 2)]! < 40 }).toEqual({ seed, median: true });
+    }
+  });
 });
