@@ -179,6 +179,26 @@ export async function benchPaceSimulated() {
       '>= 85% from 5 s on, <= 5% pushed back after 5 s',
     );
   }
+  // B5 (measure15's req-40-grown): one sender held under the round trip, its path grown from 25 to 60 ms each way over a
+  // second at 20 s; from 25 s on (6099bad: one at a time for good after it, 7.6/s).
+  {
+    const got = each(({ loaded, seed, jitterMs }) =>
+      rates(sim.simulate(sim.strictGrowing(40, [[20_000, 60, 1_000]], { jitterMs, seed }), 4_000, { loaded, seed, from: 25_000 }), 25_000),
+    );
+    add(
+      'strict 40/s without burst (503, no Retry-After), its round trip 50 -> 120 ms over 1 s at 20 s',
+      `${span(
+        got.map((r) => r.late),
+        1,
+      )}/s from 25 s on, ${span(
+        got.map((r) => r.pushedBackLate),
+        1,
+        100,
+      )}% pushed back after 25 s`,
+      got.every((r) => r.late >= 0.85 * 40 && r.pushedBackLate <= 0.05),
+      '>= 85% from 25 s on, <= 5% pushed back after 25 s',
+    );
+  }
   for (const stagger of [0, 5_000]) {
     const got = each(({ loaded, seed }) =>
       whileAllSend(

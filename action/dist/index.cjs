@@ -43316,7 +43316,9 @@ var init_pace = __esm({
       /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
       #slowBefore = 0;
       #grown = 0;
-      // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow)
+      // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
+      #atOne = [-Infinity, 0, 0];
+      // F1: when the base was taken at one in flight, the base before; slow windows there
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
       #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -43716,23 +43718,28 @@ var init_pace = __esm({
             }
           }
         }
-        this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(rtt, elapsed / accepted) : 0;
+        this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0;
         this.#slowBefore = slow ? rtt : 0;
         this.#nextWindow(now);
       }
       /**
-       * Held under the round trip and slow (B5): two slow round trips in a row within a tenth, one more in flight; returns the round trip
-       * at the first one more. Grown since by half what one more request costs (`cost`, ms a row), it is a queue of ours (F5): one back,
-       * and -1, no more while slow.
+       * Slow, held under the round trip (B5): two slow windows in a row within a tenth, one more; returns the round trip at the first one more.
+       * Grown since by half what one more costs (`cost`, ms a row), a queue of ours (F5): one back, -1 while slow. At one in flight, 12 slow windows
+       * in a row within a tenth (others' queue moves: review15a F3, F4): B5 anew (measure15); not held (F1), the base, undone if slow again before a push-back.
        */
-      #grownFor(rtt, cost) {
-        if (this.#grown < 0 || this.#grown > 0 && rtt > this.#grown + cost / 2) {
-          if (this.#grown > 0) this.#set(this.#value - 1);
-          return -1;
-        }
-        if (Math.abs(rtt - this.#slowBefore) >= rtt / 10) return this.#grown;
+      #grownFor(now, rtt, cost) {
+        const [steady, [at, before, ones], held2] = [Math.abs(rtt - this.#slowBefore) < rtt / 10, this.#atOne, this.#tripGapMs > 0];
+        const one = (this.#atOne[2] = this.limit === 1 && steady ? ones + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
+        if (!held2 && at > this.#lastPushBack) [this.#baseRtt, this.#atOne, this.#grown] = [before, [-Infinity, 0, 0], -1];
+        else if (!held2 && !this.#grown && this.#paced && one) [this.#atOne, this.#baseRtt] = [[now, this.#baseRtt, 0], rtt];
+        if (!held2) return Math.min(0, this.#grown);
+        const grown = this.#grown < 0 && one ? 0 : this.#grown;
+        const queue = grown > 0 && rtt > grown + cost / 2;
+        if (queue) this.#set(this.#value - 1);
+        if (queue || grown < 0) return -1;
+        if (!steady) return grown;
         this.#set(this.#value + 1);
-        return this.#grown || rtt;
+        return grown || rtt;
       }
       /**
        * Rebased (item 46): every 10 s from the rebase, and every 10 s on the clock (shards of one machine drain their one queue together,

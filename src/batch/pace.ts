@@ -264,7 +264,8 @@ export class Pace {
   #acceptedCount = 0;
   /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
   #slowBefore = 0;
-  #grown = 0; // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow)
+  #grown = 0; // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
+  #atOne: [number, number, number] = [-Infinity, 0, 0]; // F1: when the base was taken at one in flight, the base before; slow windows there
   #slowFrom: [number, number] = [0, 0];
   /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
   #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -769,24 +770,29 @@ export class Pace {
         }
       }
     }
-    this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(rtt, elapsed / accepted) : 0; // held, grown for good: one more (B5), not a queue (F5)
+    this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0; // grown for good: one more (B5), not a queue (F5)
     this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
   }
 
   /**
-   * Held under the round trip and slow (B5): two slow round trips in a row within a tenth, one more in flight; returns the round trip
-   * at the first one more. Grown since by half what one more request costs (`cost`, ms a row), it is a queue of ours (F5): one back,
-   * and -1, no more while slow.
+   * Slow, held under the round trip (B5): two slow windows in a row within a tenth, one more; returns the round trip at the first one more.
+   * Grown since by half what one more costs (`cost`, ms a row), a queue of ours (F5): one back, -1 while slow. At one in flight, 12 slow windows
+   * in a row within a tenth (others' queue moves: review15a F3, F4): B5 anew (measure15); not held (F1), the base, undone if slow again before a push-back.
    */
-  #grownFor(rtt: number, cost: number): number {
-    if (this.#grown < 0 || (this.#grown > 0 && rtt > this.#grown + cost / 2)) {
-      if (this.#grown > 0) this.#set(this.#value - 1);
-      return -1;
-    }
-    if (Math.abs(rtt - this.#slowBefore) >= rtt / 10) return this.#grown;
+  #grownFor(now: number, rtt: number, cost: number): number {
+    const [steady, [at, before, ones], held] = [Math.abs(rtt - this.#slowBefore) < rtt / 10, this.#atOne, this.#tripGapMs > 0];
+    const one = (this.#atOne[2] = this.limit === 1 && steady ? ones + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
+    if (!held && at > this.#lastPushBack) [this.#baseRtt, this.#atOne, this.#grown] = [before, [-Infinity, 0, 0], -1];
+    else if (!held && !this.#grown && this.#paced && one) [this.#atOne, this.#baseRtt] = [[now, this.#baseRtt, 0], rtt];
+    if (!held) return Math.min(0, this.#grown);
+    const grown = this.#grown < 0 && one ? 0 : this.#grown; // a path grown over a second, or twice
+    const queue = grown > 0 && rtt > grown + cost / 2; // grown with the count: a queue of ours, one back
+    if (queue) this.#set(this.#value - 1);
+    if (queue || grown < 0) return -1;
+    if (!steady) return grown;
     this.#set(this.#value + 1);
-    return this.#grown || rtt;
+    return grown || rtt;
   }
 
   /**

@@ -137,6 +137,27 @@ export function slowSpell(
   return { service, roundTrips };
 }
 
+/**
+ * strictRate behind a path whose delay each way grows from 25 ms: `steps` are [from ms, to ms each way, over ms] (B5; measure15's
+ * req-40-grown); each way's delay is the one at the moment it passes, as scripts/pace-nginx.mjs's proxy does, and up to `jitterMs` more.
+ */
+export function strictGrowing(perSecond: number, steps: [number, number, number][], { jitterMs = 0, seed = 1 } = {}): Service {
+  const random = numbers(seed * 37 + 11);
+  const way = (t: number) => {
+    let ms = 25;
+    for (const [from, to, over] of steps) if (t >= from) ms = t < from + over ? ms + ((to - ms) * (t - from)) / over : to;
+    return ms + jitterMs * random();
+  };
+  let last = -Infinity;
+  return (t) => {
+    const arrival = t + way(t);
+    const back = arrival + way(arrival);
+    if (Math.floor(arrival) - Math.floor(last) < 1000 / perSecond) return { at: back, answer: Answer.PushedBack };
+    last = arrival;
+    return { at: back, answer: Answer.Accepted };
+  };
+}
+
 export function tokenBucket(perSecond: number, latency = 50): Service {
   const size = perSecond / 10;
   let tokens = size;
