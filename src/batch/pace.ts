@@ -822,9 +822,9 @@ export class Pace {
       return;
     }
     // Set from a round trip a start-up stretched (a tenth over the one now), its own limit not seen: down with it (item 41).
-    // Among shards, once so, on down to the fastest (within NOISE_MS): a window is one answer, the first after a slow start-up
-    // late too, and the relay favours the narrowest gap (a shard at a tenth wider took 0.16x of the median: item 56).
-    const followed = this.#shared && this.#followed;
+    // Among shards, once so, on down to the fastest (within NOISE_MS) while the round trip is back near it: a window is one answer,
+    // the first after a slow start-up late too, and the relay favours the narrowest gap (a tenth wider took 0.16x: item 56).
+    const followed = this.#shared && this.#followed && this.#windowMs <= GAP_WIDEN * this.#baseRtt + NOISE_MS;
     const rtt = followed ? this.#baseRtt + NOISE_MS : this.#windowMs;
     if (this.#gapRtt > (followed ? rtt : GAP_WIDEN * rtt + NOISE_MS))
       [this.gapMs, this.#gapRtt, this.#followed] = [(this.gapMs * rtt) / this.#gapRtt, rtt, true];
