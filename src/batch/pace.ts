@@ -245,7 +245,7 @@ export class Pace {
   #aloneAt = -Infinity;
   /** The round trip its gap was set from, its own limit not seen to refuse it since (0: none): the gap follows it down (item 41). */
   #gapRtt = 0;
-  /** Whether item 41 brought the gap down: among shards it then follows the fastest round trip (56). */
+  /** Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57). */
   #followed = false;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
@@ -823,7 +823,7 @@ export class Pace {
     }
     // Set from a round trip a start-up stretched (a tenth over the one now), its own limit not seen: down with it (item 41).
     // Among shards, once so, on down to the fastest (within NOISE_MS) while the round trip is back near it: a window is one answer,
-    // the first after a slow start-up late too, and the relay favours the narrowest gap (a tenth wider took 0.16x: item 56).
+    // the first after a slow start-up late too, and the relay favours the narrowest gap (a tenth wider took 0.16x: item 57).
     const followed = this.#shared && this.#followed && this.#windowMs <= GAP_WIDEN * this.#baseRtt + NOISE_MS;
     const rtt = followed ? this.#baseRtt + NOISE_MS : this.#windowMs;
     if (this.#gapRtt > (followed ? rtt : GAP_WIDEN * rtt + NOISE_MS))

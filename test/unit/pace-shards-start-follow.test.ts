@@ -1,5 +1,5 @@
 /**
- * Issue 31, fifteenth pass (item 56): four shards of one batch on a strict 20/s, their processes slow as they start
+ * Issue 31, fifteenth pass (item 57): four shards of one batch on a strict 20/s, their processes slow as they start
  * (answers seen up to 40 ms late in each shard's first 2 s). Item 41 brings a shard's relay gap down with the round
  * trip once it falls a tenth under the one the gap was set from; but one at a time a window is one answer, and the
  * first after a slow start-up may still be late (57 ms at a 52 ms round trip): the gap came down to 63 ms and stayed,
