@@ -43296,7 +43296,7 @@ var init_pace = __esm({
       #aloneAt = -Infinity;
       /** The round trip its gap was set from, its own limit not seen to refuse it since (0: none): the gap follows it down (item 41). */
       #gapRtt = 0;
-      /** Whether item 41 brought the gap down: among shards it then follows the fastest round trip (56). */
+      /** Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57). */
       #followed = false;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
@@ -43764,7 +43764,7 @@ var init_pace = __esm({
           if (this.gapMs <= Math.min(rtt2, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
           return;
         }
-        const followed = this.#shared && this.#followed;
+        const followed = this.#shared && this.#followed && this.#windowMs <= GAP_WIDEN * this.#baseRtt + NOISE_MS;
         const rtt = followed ? this.#baseRtt + NOISE_MS : this.#windowMs;
         if (this.#gapRtt > (followed ? rtt : GAP_WIDEN * rtt + NOISE_MS))
           [this.gapMs, this.#gapRtt, this.#followed] = [this.gapMs * rtt / this.#gapRtt, rtt, true];
