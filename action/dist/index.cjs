@@ -43296,6 +43296,8 @@ var init_pace = __esm({
       #aloneAt = -Infinity;
       /** The round trip its gap was set from, its own limit not seen to refuse it since (0: none): the gap follows it down (item 41). */
       #gapRtt = 0;
+      /** Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57). */
+      #followed = false;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
       /** Push-backs at one at a time with nothing accepted between them. */
@@ -43765,13 +43767,15 @@ var init_pace = __esm({
       /** Under one at a time, the gap between starts narrows as answers are accepted. */
       #narrowGap(accepted, elapsed) {
         if (!this.#paced) {
-          const rtt = this.#windowMs;
-          this.gapMs = rtt / (rtt / this.gapMs + INCREASE * elapsed * rtt);
-          if (this.gapMs <= Math.min(rtt, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
+          const rtt2 = this.#windowMs;
+          this.gapMs = rtt2 / (rtt2 / this.gapMs + INCREASE * elapsed * rtt2);
+          if (this.gapMs <= Math.min(rtt2, this.#baseRtt)) this.gapMs = this.#nextStart = 0;
           return;
         }
-        if (this.#gapRtt > GAP_WIDEN * this.#windowMs + NOISE_MS)
-          [this.gapMs, this.#gapRtt] = [this.gapMs * this.#windowMs / this.#gapRtt, this.#windowMs];
+        const followed = this.#shared && this.#followed && this.#windowMs <= GAP_WIDEN * this.#baseRtt + NOISE_MS;
+        const rtt = followed ? this.#baseRtt + NOISE_MS : this.#windowMs;
+        if (this.#gapRtt > (followed ? rtt : GAP_WIDEN * rtt + NOISE_MS))
+          [this.gapMs, this.#gapRtt, this.#followed] = [this.gapMs * rtt / this.#gapRtt, rtt, true];
         const wide = this.gapMs > 2 * Math.max(this.#windowMs, this.#ownGap);
         const every = Math.max(wide ? 2 : NARROW_MIN_ANSWERS, Math.min(HOLD_ANSWERS, Math.ceil(NARROW_EVERY_MS / this.gapMs)));
         if ((this.#heldAnswers += accepted) < every) return;
