@@ -267,7 +267,7 @@ export class Pace {
   /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
   #slowBefore = 0;
   #grown = 0; // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
-  #atOne: [number, number, number] = [-Infinity, 0, 0]; // F1: when the base was taken at one in flight, the base before; slow windows there
+  #atOne = 0; // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
   #slowFrom: [number, number] = [0, 0];
   /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
   #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -772,22 +772,19 @@ export class Pace {
         }
       }
     }
-    this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0; // grown for good: one more (B5), not a queue (F5)
+    this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0; // held, grown for good: one more (B5), not a queue (F5)
     this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
   }
 
   /**
-   * Slow, held under the round trip (B5): two slow windows in a row within a tenth, one more; returns the round trip at the first one more.
-   * Grown since by half what one more costs (`cost`, ms a row), a queue of ours (F5): one back, -1 while slow. At one in flight, 12 slow windows
-   * in a row within a tenth (others' queue moves: review15a F3, F4): B5 anew (measure15); not held (F1), the base, undone if slow again before a push-back.
+   * Held under the round trip and slow (B5): two slow windows in a row within a tenth, one more; returns the round trip at the first
+   * one more. Grown since by half what one more costs (`cost`, ms a row), a queue of ours (F5): one back, -1 while slow. At one in
+   * flight nothing of ours queues: 12 slow windows in a row there within a tenth (others' queue moves: review15a F3), B5 anew (measure15).
    */
   #grownFor(now: number, rtt: number, cost: number): number {
-    const [steady, [at, before, ones], held] = [Math.abs(rtt - this.#slowBefore) < rtt / 10, this.#atOne, this.#tripGapMs > 0];
-    const one = (this.#atOne[2] = this.limit === 1 && steady ? ones + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
-    if (!held && at > this.#lastPushBack) [this.#baseRtt, this.#atOne, this.#grown] = [before, [-Infinity, 0, 0], -1];
-    else if (!held && !this.#grown && this.#paced && one) [this.#atOne, this.#baseRtt] = [[now, this.#baseRtt, 0], rtt];
-    if (!held) return Math.min(0, this.#grown);
+    const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
+    const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
     const grown = this.#grown < 0 && one ? 0 : this.#grown; // a path grown over a second, or twice
     const queue = grown > 0 && rtt > grown + cost / 2; // grown with the count: a queue of ours, one back
     if (queue) this.#set(this.#value - 1);
