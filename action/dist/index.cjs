@@ -43501,7 +43501,7 @@ var init_pace = __esm({
           if (early && least < MAX_GAP_MS && !this.#shared || selfRefused || this.#narrowedFrom > 0) this.#gapRtt = 0;
           if (early || this.gapMs < 2 * this.#windowMs) this.#narrowings = 0;
           this.#heldAnswers = this.#narrowedFrom = 0;
-          this.#nextStart = now - rttMs + PROBE * this.#windowMs * (0.5 + this.#random());
+          this.#nextStart = this.#probeAt(now - rttMs);
           if (early && least < MAX_GAP_MS) this.#nextStart = Math.max(this.#nextStart, this.#acceptedSent + least);
           return;
         }
@@ -43510,6 +43510,10 @@ var init_pace = __esm({
         this.gapMs = Math.min(MAX_GAP_MS, widen * (this.gapMs > 0 ? this.gapMs : Math.max(1, this.#windowMs)));
         this.#narrowings = 0;
         if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
+      }
+      /** The relay's probe; among shards from twice the fastest round trip at most: one slow answer spaced them seconds, a shard stopped (R3). */
+      #probeAt(sent) {
+        return sent + PROBE * (this.#shared ? Math.min(this.#windowMs, 2 * this.#baseRtt) : this.#windowMs) * (0.5 + this.#random());
       }
       /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
       get #spaced() {
