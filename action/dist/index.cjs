@@ -43319,8 +43319,8 @@ var init_pace = __esm({
       #slowBefore = 0;
       #grown = 0;
       // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
-      #atOne = [-Infinity, 0, 0];
-      // F1: when the base was taken at one in flight, the base before; slow windows there
+      #atOne = 0;
+      // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
       #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -43724,21 +43724,18 @@ var init_pace = __esm({
             }
           }
         }
-        this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0;
+        this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0;
         this.#slowBefore = slow ? rtt : 0;
         this.#nextWindow(now);
       }
       /**
-       * Slow, held under the round trip (B5): two slow windows in a row within a tenth, one more; returns the round trip at the first one more.
-       * Grown since by half what one more costs (`cost`, ms a row), a queue of ours (F5): one back, -1 while slow. At one in flight, 12 slow windows
-       * in a row within a tenth (others' queue moves: review15a F3, F4): B5 anew (measure15); not held (F1), the base, undone if slow again before a push-back.
+       * Held under the round trip and slow (B5): two slow windows in a row within a tenth, one more; returns the round trip at the first
+       * one more. Grown since by half what one more costs (`cost`, ms a row), a queue of ours (F5): one back, -1 while slow. At one in
+       * flight nothing of ours queues: 12 slow windows in a row there within a tenth (others' queue moves: review15a F3), B5 anew (measure15).
        */
       #grownFor(now, rtt, cost) {
-        const [steady, [at, before, ones], held2] = [Math.abs(rtt - this.#slowBefore) < rtt / 10, this.#atOne, this.#tripGapMs > 0];
-        const one = (this.#atOne[2] = this.limit === 1 && steady ? ones + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
-        if (!held2 && at > this.#lastPushBack) [this.#baseRtt, this.#atOne, this.#grown] = [before, [-Infinity, 0, 0], -1];
-        else if (!held2 && !this.#grown && this.#paced && one) [this.#atOne, this.#baseRtt] = [[now, this.#baseRtt, 0], rtt];
-        if (!held2) return Math.min(0, this.#grown);
+        const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
+        const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
         const grown = this.#grown < 0 && one ? 0 : this.#grown;
         const queue = grown > 0 && rtt > grown + cost / 2;
         if (queue) this.#set(this.#value - 1);
