@@ -184,6 +184,24 @@ export function refusingAtRandom(share: number, seed: number, latency = 50, retr
 }
 
 /**
+ * A small slow service (review13's H1): `workers` of `workMs` behind a 1 s queue time-out, 25 ms each way, refusing
+ * `share` at once at random: not a strict limit, whose refusals item 51 and item 56 must not take for one.
+ */
+export function smallFlaky(workers: number, workMs: number, share: number, seed: number): Service {
+  const free = new Array<number>(workers).fill(0);
+  const random = numbers(seed * 13 + 5);
+  return (t) => {
+    const arrival = t + 25;
+    if (random() < share) return { at: arrival + 25, answer: Answer.PushedBack };
+    const w = free.indexOf(Math.min(...free));
+    const start = Math.max(arrival, free[w]!);
+    if (start - arrival > 1_000) return { at: arrival + 1_025, answer: Answer.PushedBack };
+    free[w] = start + workMs;
+    return { at: start + workMs + 25, answer: Answer.Accepted };
+  };
+}
+
+/**
  * When the client sees an answer that reaches it at `t`. On a quiet machine, at once. On a loaded
  * one: a fraction of a millisecond and more at random, and every 50-300 ms the event loop is held
  * up for 2-12 ms, which delays every answer that arrives meanwhile.

@@ -6,23 +6,7 @@
  * Before (ffd19c9), from 5 s on: 25/s 21.9, 30/s 24.5, 40/s 29.4, 50/s 33.6 (quiet). Simulated clock.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer } from '../../src/batch/pace.js';
-import { numbers, simulate, simulateSenders, stalledMachine, strictFromFiveSeconds, strictRate, worstSecond } from './pace-sim.js';
-
-/** A small slow service (review13's H1): `workers` of `workMs`, a 1 s queue time-out, and `share` refused at once at random. */
-function flaky(workers: number, workMs: number, share: number, seed: number) {
-  const free = new Array<number>(workers).fill(0);
-  const random = numbers(seed * 13 + 5);
-  return (t: number) => {
-    const arrival = t + 25;
-    if (random() < share) return { at: arrival + 25, answer: Answer.PushedBack };
-    const w = free.indexOf(Math.min(...free));
-    const start = Math.max(arrival, free[w]!);
-    if (start - arrival > 1_000) return { at: arrival + 1_025, answer: Answer.PushedBack };
-    free[w] = start + workMs;
-    return { at: start + workMs + 25, answer: Answer.Accepted };
-  };
-}
+import { simulate, simulateSenders, smallFlaky, stalledMachine, strictFromFiveSeconds, strictRate, worstSecond } from './pace-sim.js';
 
 describe('one sender on a strict limit whose slot is under the round trip, held as a rate from the first refused probe', () => {
   const machines = [
@@ -69,7 +53,7 @@ describe('one sender on a strict limit whose slot is under the round trip, held 
   // Not refusals at random: a probe at two refused among many accepted answers there (a fifth refused at random) is no
   // slot under the round trip; held as one, each random refusal widened the spacing again (21b6d44: 1.6-2.6/s here, ffd19c9 4.4-7.4).
   it.each([2, 6, 7])('a small slow service refusing a fifth at random, 2 workers of 200 ms (machine %i): as before item 54', (seed) => {
-    const result = simulate(flaky(2, 200, 0.2, seed), 300, { loaded: true, seed });
+    const result = simulate(smallFlaky(2, 200, 0.2, seed), 300, { loaded: true, seed });
     expect(result.perSecond).toBeGreaterThan(4);
   });
 

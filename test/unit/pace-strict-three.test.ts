@@ -7,23 +7,7 @@
  * item 51 too, its edge a widening under the least spacing accepted. Simulated clock.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer } from '../../src/batch/pace.js';
-import { numbers, simulate, strictFromFiveSeconds } from './pace-sim.js';
-
-/** A small slow service: `workers` of `workMs` behind a queue of 1 s, refusing `share` at random (as pace-strict-sooner's). */
-function flaky(workers: number, workMs: number, share: number, seed: number) {
-  const free = new Array<number>(workers).fill(0);
-  const random = numbers(seed * 13 + 5);
-  return (t: number) => {
-    const arrival = t + 25;
-    if (random() < share) return { at: arrival + 25, answer: Answer.PushedBack };
-    const w = free.indexOf(Math.min(...free));
-    const start = Math.max(arrival, free[w]!);
-    if (start - arrival > 1_000) return { at: arrival + 1_025, answer: Answer.PushedBack };
-    free[w] = start + workMs;
-    return { at: start + workMs + 25, answer: Answer.Accepted };
-  };
-}
+import { simulate, smallFlaky, strictFromFiveSeconds } from './pace-sim.js';
 
 const machines = [42, ...Array.from({ length: 12 }, (_, i) => i + 1)];
 
@@ -41,6 +25,6 @@ describe('item 56: refused at three after two a round trip got in, the rate is h
   // Its answers at two decayed to a fifth of one (halved every 1.5 s), a refusal at three among a fifth refused at random
   // read as "two got in": held under the round trip, each random refusal widened it again (2.4 rows/s here).
   it('a small slow service refusing a fifth at random, 2 workers of 200 ms (machine 5): as before, over 6 rows/s', () => {
-    expect(simulate(flaky(2, 200, 0.2, 5), 300, { loaded: true, seed: 5 }).perSecond).toBeGreaterThan(6);
+    expect(simulate(smallFlaky(2, 200, 0.2, 5), 300, { loaded: true, seed: 5 }).perSecond).toBeGreaterThan(6);
   });
 });
