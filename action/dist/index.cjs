@@ -43511,9 +43511,9 @@ var init_pace = __esm({
         this.#narrowings = 0;
         if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
       }
-      /** The relay's probe; among shards from twice the fastest round trip at most: one slow answer spaced them seconds, a shard stopped (R3). */
+      /** The relay's probe, from twice the fastest round trip at most: one slow answer spaced them seconds, a shard or a batch beside others stopped (R3). */
       #probeAt(sent) {
-        return sent + PROBE * (this.#shared ? Math.min(this.#windowMs, 2 * this.#baseRtt) : this.#windowMs) * (0.5 + this.#random());
+        return sent + PROBE * Math.min(this.#windowMs, 2 * this.#baseRtt) * (0.5 + this.#random());
       }
       /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
       get #spaced() {
