@@ -196,10 +196,8 @@ export class Pace {
   /** What the last cut was for, and how many requests sent since were accepted. */
   #cutBy: 'push-back' | 'time-out' | undefined;
   #acceptedSinceCut = 0;
-  /** When the last pause ended (or ends). */
-  #pauseEnd = -Infinity;
-  /** Under one at a time: the next start allowed (see gapMs). */
-  #nextStart = 0;
+  #pauseEnd = -Infinity; // When the last pause ended (or ends).
+  #nextStart = 0; // Under one at a time: the next start allowed (see gapMs).
   /** No start before this (0: none), and when it was last set (see #jitter). */
   #holdUntil = 0;
   #jitteredAt = -Infinity;
@@ -218,8 +216,7 @@ export class Pace {
   #rateNarrowings = 0;
   /** Refused at two after one a round trip got in: the spacing last refused, held as a rate under the round trip (0: not; item 51). */
   #tripGapMs = 0;
-  /** Narrowings of the gap since the last push-back at one at a time. */
-  #narrowings = 0;
+  #narrowings = 0; // Narrowings of the gap since the last push-back at one at a time.
   /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
   #narrowedFrom = 0;
   #narrowedAt = 0;
@@ -249,8 +246,7 @@ export class Pace {
   #followed = false;
   /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
   #crowded = false;
-  /** Push-backs at one at a time with nothing accepted between them. */
-  #refusedInARow = 0;
+  #refusedInARow = 0; // Push-backs at one at a time with nothing accepted between them.
   /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
   #acceptedEvery = 0;
   /** The limit at which the service last pushed back (0 before any push-back). */
@@ -259,8 +255,7 @@ export class Pace {
   #cutsToOne = 0;
   /** Round trips held at one under the ceiling since the last cut or probe. */
   #held = 0;
-  /** Answers accepted in those round trips. */
-  #heldAnswers = 0;
+  #heldAnswers = 0; // Answers accepted in those round trips.
   /** When the last accepted answers came (a ring): what the service took is counted from it. */
   readonly #acceptedAt: Float64Array;
   #acceptedCount = 0;
@@ -275,8 +270,7 @@ export class Pace {
   #windowStart: number;
   #accepted = 0;
   #rttSum = 0;
-  /** Answers so far (accepted or pushed back). */
-  #answers = 0;
+  #answers = 0; // Answers so far (accepted or pushed back).
   /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
   readonly #recent = new Uint8Array(TOLERANCE_ANSWERS);
   #recentPushBacks = 0;
@@ -286,8 +280,7 @@ export class Pace {
   #recentCount = 0;
   /** A descent (see #judgeDescent), from the first cut after a calm spell. */
   #descent: Descent | undefined;
-  /** Push-backs since the last accepted answer. */
-  #pushedInARow = 0;
+  #pushedInARow = 0; // Push-backs since the last accepted answer.
   /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
   #noise = 0;
   /** Per limit: the answers to requests sent at it (see Tally). */
