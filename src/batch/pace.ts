@@ -90,6 +90,8 @@ const LEVEL_HALF_LIFE_MS = 1_500;
 const CHANGES = 64;
 /** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
 const CEILING_MS = 3_000;
+/** F1: a slow run that reached its round trip within STEP_MS of its start, after FAST_MS not slow, stepped up (a path). */
+const [STEP_MS, FAST_MS] = [2_000, 10_000];
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts). */
 const TOOK_ROUND_TRIPS = 2;
 /** Round trips, and answers accepted, at one under the ceiling before probing one above it. */
@@ -263,6 +265,7 @@ export class Pace {
   #slowBefore = 0;
   #grown = 0; // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
   #atOne = 0; // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
+  #step = { slowAt: 0, from: 0, rtt: NaN, at: -Infinity, before: 0 }; // F1: last slow window; a slow run's start, round trip; a base taken
   #slowFrom: [number, number] = [0, 0];
   /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
   #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -303,7 +306,7 @@ export class Pace {
     this.#random = options.random ?? Math.random;
     this.#stallMs = options.stallMs ?? 30_000;
     this.#shared = options.shared ?? false;
-    this.#windowStart = this.#lastAccepted = options.now();
+    this.#windowStart = this.#lastAccepted = this.#step.slowAt = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
     this.#level = Array.from({ length: this.max + 1 }, (): Tally => [0, 0, 0]);
@@ -770,7 +773,7 @@ export class Pace {
         }
       }
     }
-    this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0; // held, grown for good: one more (B5), not a queue (F5)
+    this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0; // grown for good: one more (B5) or the base (F1), not a queue (F5)
     this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
   }
@@ -783,6 +786,7 @@ export class Pace {
   #grownFor(now: number, rtt: number, cost: number): number {
     const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
     const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
+    if (this.#tripGapMs === 0) return this.#stepped(now, rtt, one);
     const grown = this.#grown < 0 && one ? 0 : this.#grown; // a path grown over a second, or twice
     const queue = grown > 0 && rtt > grown + cost / 2; // grown with the count: a queue of ours, one back
     if (queue) this.#set(this.#value - 1);
@@ -790,6 +794,22 @@ export class Pace {
     if (!steady) return grown;
     this.#set(this.#value + 1);
     return grown || rtt;
+  }
+
+  /**
+   * Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS (a step; others' queue found at the start is none: F4)
+   * and held for 12 windows at one in flight is the base. Slow again before a push-back, our queue: undone, -1 while slow. For #grown.
+   */
+  #stepped(now: number, rtt: number, one: boolean): number {
+    const step = this.#step;
+    if (!this.#slowBefore) [step.from, step.rtt] = [now, now - step.slowAt >= FAST_MS ? rtt : NaN];
+    else if (now - step.from <= STEP_MS && !Number.isNaN(step.rtt)) step.rtt = rtt;
+    step.slowAt = now;
+    if (step.at > this.#lastPushBack) [this.#baseRtt, step.at, this.#grown] = [step.before, -Infinity, -1];
+    if (this.#grown < 0) return -1;
+    if (this.#paced && !this.#shared && one && Math.abs(rtt - step.rtt) <= rtt / 10)
+      [step.at, step.before, this.#baseRtt] = [now, this.#baseRtt, rtt];
+    return 0;
   }
 
   /**
