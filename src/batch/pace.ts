@@ -255,8 +255,7 @@ export class Pace {
   #ceiling = 0;
   /** Cuts to one at a time from two or three since the last restart. */
   #cutsToOne = 0;
-  /** Round trips held at one under the ceiling since the last cut or probe. */
-  #held = 0;
+  #held = 0; // Round trips held at one under the ceiling since the last cut or probe.
   #heldAnswers = 0; // Answers accepted in those round trips.
   /** When the last accepted answers came (a ring): what the service took is counted from it. */
   readonly #acceptedAt: Float64Array;
@@ -265,7 +264,7 @@ export class Pace {
   #slowBefore = 0;
   #grown = 0; // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
   #atOne = 0; // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
-  #step = { slowAt: 0, from: 0, rtt: NaN, at: -Infinity, before: 0 }; // F1: last slow window; a slow run's start, round trip; a base taken
+  #step = { fast: 0, slowAt: 0, from: 0, rtt: NaN, at: -Infinity, before: 0 }; // F1: last slow window; a slow run's start, round trip; a base taken
   #slowFrom: [number, number] = [0, 0];
   /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
   #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -306,7 +305,7 @@ export class Pace {
     this.#random = options.random ?? Math.random;
     this.#stallMs = options.stallMs ?? 30_000;
     this.#shared = options.shared ?? false;
-    this.#windowStart = this.#lastAccepted = this.#step.slowAt = options.now();
+    this.#windowStart = this.#lastAccepted = this.#step.fast = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
     this.#level = Array.from({ length: this.max + 1 }, (): Tally => [0, 0, 0]);
@@ -797,12 +796,13 @@ export class Pace {
   }
 
   /**
-   * Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS (a step; others' queue found at the start is none: F4)
-   * and held for 12 windows at one in flight is the base. Slow again before a push-back, our queue: undone, -1 while slow. For #grown.
+   * Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS after FAST_MS with no slow spell (a step; not others'
+   * queue found at the start: F4), held 12 windows at one in flight, is the base. Slow again before a push-back: undone, -1 while slow.
    */
   #stepped(now: number, rtt: number, one: boolean): number {
     const step = this.#step;
-    if (!this.#slowBefore) [step.from, step.rtt] = [now, now - step.slowAt >= FAST_MS ? rtt : NaN];
+    if (!this.#slowBefore && step.slowAt - step.from >= STEP_MS) step.fast = step.slowAt; // a slow spell, not a blip, ended then
+    if (!this.#slowBefore) [step.from, step.rtt] = [now, now - step.fast >= FAST_MS ? rtt : NaN];
     else if (now - step.from <= STEP_MS && !Number.isNaN(step.rtt)) step.rtt = rtt;
     step.slowAt = now;
     if (step.at > this.#lastPushBack) [this.#baseRtt, step.at, this.#grown] = [step.before, -Infinity, -1];
