@@ -43135,7 +43135,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, STEP_MS, FAST_MS, TOOK_ROUND_TRIPS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43173,6 +43173,7 @@ var init_pace = __esm({
     LEVEL_HALF_LIFE_MS = 1500;
     CHANGES = 64;
     CEILING_MS = 3e3;
+    [STEP_MS, FAST_MS] = [2e3, 1e4];
     TOOK_ROUND_TRIPS = 2;
     HOLD_ROUND_TRIPS = 2;
     HOLD_ANSWERS = 100;
@@ -43247,10 +43248,10 @@ var init_pace = __esm({
       /** What the last cut was for, and how many requests sent since were accepted. */
       #cutBy;
       #acceptedSinceCut = 0;
-      /** When the last pause ended (or ends). */
       #pauseEnd = -Infinity;
-      /** Under one at a time: the next start allowed (see gapMs). */
+      // When the last pause ended (or ends).
       #nextStart = 0;
+      // Under one at a time: the next start allowed (see gapMs).
       /** No start before this (0: none), and when it was last set (see #jitter). */
       #holdUntil = 0;
       #jitteredAt = -Infinity;
@@ -43269,8 +43270,8 @@ var init_pace = __esm({
       #rateNarrowings = 0;
       /** Refused at two after one a round trip got in: the spacing last refused, held as a rate under the round trip (0: not; item 51). */
       #tripGapMs = 0;
-      /** Narrowings of the gap since the last push-back at one at a time. */
       #narrowings = 0;
+      // Narrowings of the gap since the last push-back at one at a time.
       /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
       #narrowedFrom = 0;
       #narrowedAt = 0;
@@ -43300,18 +43301,18 @@ var init_pace = __esm({
       #followed = false;
       /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
       #crowded = false;
-      /** Push-backs at one at a time with nothing accepted between them. */
       #refusedInARow = 0;
+      // Push-backs at one at a time with nothing accepted between them.
       /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
       #acceptedEvery = 0;
       /** The limit at which the service last pushed back (0 before any push-back). */
       #ceiling = 0;
       /** Cuts to one at a time from two or three since the last restart. */
       #cutsToOne = 0;
-      /** Round trips held at one under the ceiling since the last cut or probe. */
       #held = 0;
-      /** Answers accepted in those round trips. */
+      // Round trips held at one under the ceiling since the last cut or probe.
       #heldAnswers = 0;
+      // Answers accepted in those round trips.
       /** When the last accepted answers came (a ring): what the service took is counted from it. */
       #acceptedAt;
       #acceptedCount = 0;
@@ -43321,6 +43322,8 @@ var init_pace = __esm({
       // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
       #atOne = 0;
       // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
+      #step = { fast: 0, slowAt: 0, from: 0, rtt: NaN, at: -Infinity, before: 0 };
+      // F1: last slow window; a slow run's start, round trip; a base taken
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
       #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -43328,8 +43331,8 @@ var init_pace = __esm({
       #windowStart;
       #accepted = 0;
       #rttSum = 0;
-      /** Answers so far (accepted or pushed back). */
       #answers = 0;
+      // Answers so far (accepted or pushed back).
       /** Whether each of the last TOLERANCE_ANSWERS answers pushed back (a ring), and how many did. */
       #recent = new Uint8Array(TOLERANCE_ANSWERS);
       #recentPushBacks = 0;
@@ -43339,8 +43342,8 @@ var init_pace = __esm({
       #recentCount = 0;
       /** A descent (see #judgeDescent), from the first cut after a calm spell. */
       #descent;
-      /** Push-backs since the last accepted answer. */
       #pushedInARow = 0;
+      // Push-backs since the last accepted answer.
       /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
       #noise = 0;
       /** Per limit: the answers to requests sent at it (see Tally). */
@@ -43362,7 +43365,7 @@ var init_pace = __esm({
         this.#random = options.random ?? Math.random;
         this.#stallMs = options.stallMs ?? 3e4;
         this.#shared = options.shared ?? false;
-        this.#windowStart = this.#lastAccepted = options.now();
+        this.#windowStart = this.#lastAccepted = this.#step.fast = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
         this.#level = Array.from({ length: this.max + 1 }, () => [0, 0, 0]);
         this.#agedAt = options.now();
@@ -43724,7 +43727,7 @@ var init_pace = __esm({
             }
           }
         }
-        this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0;
+        this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0;
         this.#slowBefore = slow ? rtt : 0;
         this.#nextWindow(now);
       }
@@ -43736,6 +43739,7 @@ var init_pace = __esm({
       #grownFor(now, rtt, cost) {
         const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
         const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
+        if (this.#tripGapMs === 0) return this.#stepped(now, rtt, one);
         const grown = this.#grown < 0 && one ? 0 : this.#grown;
         const queue = grown > 0 && rtt > grown + cost / 2;
         if (queue) this.#set(this.#value - 1);
@@ -43743,6 +43747,22 @@ var init_pace = __esm({
         if (!steady) return grown;
         this.#set(this.#value + 1);
         return grown || rtt;
+      }
+      /**
+       * Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS after FAST_MS with no slow spell (a step; not others'
+       * queue found at the start: F4), held 12 windows at one in flight, is the base. Slow again before a push-back: undone, -1 while slow.
+       */
+      #stepped(now, rtt, one) {
+        const step = this.#step;
+        if (!this.#slowBefore && step.slowAt - step.from >= STEP_MS) step.fast = step.slowAt;
+        if (!this.#slowBefore) [step.from, step.rtt] = [now, now - step.fast >= FAST_MS ? rtt : NaN];
+        else if (now - step.from <= STEP_MS && !Number.isNaN(step.rtt)) step.rtt = rtt;
+        step.slowAt = now;
+        if (step.at > this.#lastPushBack) [this.#baseRtt, step.at, this.#grown] = [step.before, -Infinity, -1];
+        if (this.#grown < 0) return -1;
+        if (this.#paced && !this.#shared && one && Math.abs(rtt - step.rtt) <= rtt / 10)
+          [step.at, step.before, this.#baseRtt] = [now, this.#baseRtt, rtt];
+        return 0;
       }
       /**
        * Rebased (item 46): every 10 s from the rebase, and every 10 s on the clock (shards of one machine drain their one queue together,
