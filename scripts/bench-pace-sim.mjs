@@ -179,6 +179,30 @@ export async function benchPaceSimulated() {
       '>= 85% from 5 s on, <= 5% pushed back after 5 s',
     );
   }
+  // review15a O2: a window limit ("N per second": a counter per window, or N in any window), 503 without Retry-After, is
+  // the commonest API limit; held to the strict rows' target (ff2a664: 0.27-0.42 of it, a third refused).
+  for (const [kind, count] of [
+    ['fixed', 50],
+    ['fixed', 100],
+    ['sliding', 50],
+  ]) {
+    const got = each(({ loaded, seed, jitterMs }) =>
+      rates(sim.simulate(sim.windowLimit(kind, count, 1_000, { jitterMs, seed }), 30 * count, { loaded, seed, from: 5_000 }), 5_000),
+    );
+    add(
+      `${kind === 'fixed' ? `a fixed window of ${count} a second` : `${count} in any second (a sliding window)`} (503, no Retry-After)`,
+      `${span(
+        got.map((r) => r.late),
+        1,
+      )}/s from 5 s on, ${span(
+        got.map((r) => r.pushedBackLate),
+        1,
+        100,
+      )}% pushed back after 5 s`,
+      got.every((r) => r.late >= 0.85 * count && r.pushedBackLate <= 0.05),
+      '>= 85% from 5 s on, <= 5% pushed back after 5 s',
+    );
+  }
   // B5 (measure15's req-40-grown): one sender held under the round trip, its path grown from 25 to 60 ms each way over a
   // second at 20 s; from 25 s on (6099bad: one at a time for good after it, 7.6/s). F1 (review15a): 100/s, not held, the
   // same path in one step; from 30 s on (ff2a664: one at a time for good after it, 8/s).
