@@ -43760,7 +43760,7 @@ var init_pace = __esm({
         step.slowAt = now;
         if (step.at > this.#lastPushBack) [this.#baseRtt, step.at, this.#grown] = [step.before, -Infinity, -1];
         if (this.#grown < 0) return -1;
-        if (this.#paced && !this.#shared && one && Math.abs(rtt - step.rtt) <= rtt / 10)
+        if (this.#paced && !this.#shared && one && !this.#crowded && Math.abs(rtt - step.rtt) <= rtt / 10)
           [step.at, step.before, this.#baseRtt] = [now, this.#baseRtt, rtt];
         return 0;
       }
