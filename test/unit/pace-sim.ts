@@ -133,7 +133,6 @@ export function windowLimit(kind: 'fixed' | 'sliding', count: number, windowMs: 
   };
 }
 
-/** A token bucket holding a tenth of a second, 429 with Retry-After beyond (the bench's rate limit). */
 /**
  * 8 workers of 50 ms behind a FIFO queue, 25 ms each way, `moreMs` more on every answer to a request that arrives in [a, z):
  * a service slower for everyone for a spell (item 46). `roundTrips` keeps those of requests sent in [from, to).
@@ -177,6 +176,7 @@ export function strictGrowing(perSecond: number, steps: [number, number, number]
   };
 }
 
+/** A token bucket holding a tenth of a second, 429 with Retry-After beyond (the bench's rate limit). */
 export function tokenBucket(perSecond: number, latency = 50): Service {
   const size = perSecond / 10;
   let tokens = size;
