@@ -43322,8 +43322,8 @@ var init_pace = __esm({
       // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
       #atOne = 0;
       // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
-      #step = { fast: 0, slowAt: 0, from: 0, rtt: NaN, at: -Infinity, before: 0 };
-      // F1: last slow window; a slow run's start, round trip; a base taken
+      #step = { fastSince: 0, lastSlow: 0, runFrom: 0, runRtt: NaN, baseAt: -Infinity, baseBefore: 0 };
+      // F1 (#stepped)
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
       #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -43365,7 +43365,7 @@ var init_pace = __esm({
         this.#random = options.random ?? Math.random;
         this.#stallMs = options.stallMs ?? 3e4;
         this.#shared = options.shared ?? false;
-        this.#windowStart = this.#lastAccepted = this.#step.fast = options.now();
+        this.#windowStart = this.#lastAccepted = this.#step.fastSince = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
         this.#level = Array.from({ length: this.max + 1 }, () => [0, 0, 0]);
         this.#agedAt = options.now();
@@ -43754,14 +43754,14 @@ var init_pace = __esm({
        */
       #stepped(now, rtt, one) {
         const step = this.#step;
-        if (!this.#slowBefore && step.slowAt - step.from >= STEP_MS) step.fast = step.slowAt;
-        if (!this.#slowBefore) [step.from, step.rtt] = [now, now - step.fast >= FAST_MS ? rtt : NaN];
-        else if (now - step.from <= STEP_MS && !Number.isNaN(step.rtt)) step.rtt = rtt;
-        step.slowAt = now;
-        if (step.at > this.#lastPushBack) [this.#baseRtt, step.at, this.#grown] = [step.before, -Infinity, -1];
+        if (!this.#slowBefore && step.lastSlow - step.runFrom >= STEP_MS) step.fastSince = step.lastSlow;
+        if (!this.#slowBefore) [step.runFrom, step.runRtt] = [now, now - step.fastSince >= FAST_MS ? rtt : NaN];
+        else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
+        step.lastSlow = now;
+        if (step.baseAt > this.#lastPushBack) [this.#baseRtt, step.baseAt, this.#grown] = [step.baseBefore, -Infinity, -1];
         if (this.#grown < 0) return -1;
-        if (this.#paced && !this.#shared && one && !this.#crowded && Math.abs(rtt - step.rtt) <= rtt / 10)
-          [step.at, step.before, this.#baseRtt] = [now, this.#baseRtt, rtt];
+        if (this.#paced && !this.#shared && one && !this.#crowded && Math.abs(rtt - step.runRtt) <= rtt / 10)
+          [step.baseAt, step.baseBefore, this.#baseRtt] = [now, this.#baseRtt, rtt];
         return 0;
       }
       /**
