@@ -346,13 +346,7 @@ export class Pace {
         this.#refusedInARow = 0;
       }
       this.#refusingSince = -1;
-      // Accepted first after its turn's wait: nobody took its place, so it is alone (one blip was no shards).
-      if (this.#afterTurn) [this.#turn, this.#aloneAt, this.#afterTurn] = [-1, now, false];
-      // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (27).
-      if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
-        [this.#turn, this.#afterTurn] = [1, true];
-        this.#pause(now, this.#retryAfter);
-      }
+      this.#turnTaken(now);
     } else if (answer === Answer.PushedBack) {
       const stalledAt = retryAfterMs < 0 ? this.#stalledAt : -Infinity; // a Retry-After is never forgiven: every sender slows down
       const level = this.#count(now - rttMs, true, rttMs);
@@ -397,6 +391,17 @@ export class Pace {
     }
     // One decision per round trip: a window lasts as long as the last one's answers took.
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+  }
+
+  /** Accepted, on a limit shared with Retry-After (item 27): its turn counted, and ended. */
+  #turnTaken(now: number): void {
+    // Accepted first after its turn's wait: nobody took its place, so it is alone (one blip was no shards).
+    if (this.#afterTurn) [this.#turn, this.#aloneAt, this.#afterTurn] = [-1, now, false];
+    // Its turn over, it waits the Retry-After as those it held out did; not with a gap, alone faster than the limit (27).
+    if (this.#turn >= 0 && !this.#paced && this.gapMs === 0 && ++this.#turn > TURN && this.limit === 1) {
+      [this.#turn, this.#afterTurn] = [1, true];
+      this.#pause(now, this.#retryAfter);
+    }
   }
 
   /** With Retry-After: no share at random on a strict limit (#burstTaken; beside others, tolerated, it storms: item 52); item 14's jitter. */
