@@ -37,6 +37,8 @@ export interface PaceOptions {
   stallMs?: number;
   /** Other senders share the limit (--shard): no rate is held under the round trip, which would shut a later one out (item 53). */
   shared?: boolean;
+  /** Shard `index` (0-based) of `count`: paced, it takes turns with the others on a rota (see #rotaWait); `clock`: the wall clock, ms. */
+  rota?: { index: number; count: number; clock?: () => number };
 }
 
 // The numbers below, and what each was measured against, are in docs/pace.md.
@@ -158,6 +160,15 @@ const JITTER = 2;
 // accepted answers, and a run of refusals is the others' turns, as likely as at SHARED_SHARE refused.
 const TURN = 40;
 const SHARED_SHARE = 0.9;
+/** Shards on a strict rate take turns of ROTA_MS on the wall clock (see #rotaWait); ROTA_PROBES in a row in another's: it is gone. */
+const ROTA_MS = 2_000;
+const ROTA_PROBES = 5;
+/** A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed. */
+const ROTA_SEEN = 2;
+/** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
+const ROTA_SLOWER = 1.1;
+/** Answers accepted, and pushed back, before the rota tells a rate from slots held at once. */
+const RATE_ANSWERS = 10;
 
 export class Pace {
   readonly max: number;
@@ -180,7 +191,13 @@ export class Pace {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #stallMs: number;
-  readonly #shared: boolean;
+  readonly #sharedOption: boolean;
+  readonly #rota: Rota | undefined;
+  /**
+   * The turn on the wall clock last seen (-1: not on the rota yet); `open`: 0 another's, probed; 1 its own; 2 another's, shut;
+   * 3 a gone shard's, taken over. Probes in, the wait it set, no start before `from` (wall clock), the spacing taken over at.
+   */
+  #rotaTurn = { at: -1, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
   #value: number;
   #slowStart = true;
   /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -304,7 +321,21 @@ export class Pace {
     this.#now = options.now;
     this.#random = options.random ?? Math.random;
     this.#stallMs = options.stallMs ?? 30_000;
-    this.#shared = options.shared ?? false;
+    this.#sharedOption = options.shared ?? false;
+    const rota = options.rota;
+    this.#rota =
+      rota && rota.count > 1
+        ? {
+            ...rota,
+            clock: rota.clock ?? options.now,
+            seen: new Float64Array(rota.count),
+            ownAt: -1,
+            ownIn: 0,
+            ownSpacing: 0,
+            fits: undefined,
+            rtts: [0, Infinity, 0, Infinity],
+          }
+        : undefined;
     this.#windowStart = this.#lastAccepted = this.#step.fastSince = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
@@ -324,6 +355,7 @@ export class Pace {
     // Round trips are whole ms, on loopback mostly 0: every answer would be news, what the service took nothing, a gap never closing.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
     if (this.#windowMs < 0) this.#windowMs = rttMs;
+    if (this.#theirs(answer, rttMs)) return;
     // Accepted half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
     const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
     if (answer === Answer.Accepted) {
@@ -506,9 +538,84 @@ export class Pace {
     if (this.gapMs > this.widestGapMs) this.widestGapMs = this.gapMs;
   }
 
+  /**
+   * Shards on a strict rate take turns (one sender alone fills such a limit; four at once collide in its slots: 52.6 rows/s of 100):
+   * shard i of n sends in every n-th turn of ROTA_MS on the wall clock, nothing started within a round trip of another's turn.
+   * Another's turn is probed one at a time from a random point of its second quarter; ROTA_PROBES in a row in, that shard is gone
+   * (done, not started, or a shard run alone), and its turns are taken over from then on, a little slower than its own (so that
+   * a push-back there is that shard back: probed again at its next turn). A probe pushed back shuts the turn, and that shard's
+   * next ROTA_SEEN. Returns the wait (ms) before a start may go (0: now).
+   */
+  #rotaWait(inFlight: number): number {
+    const rota = this.#rota;
+    if (!rota || !this.#onRota) return 0;
+    const [t, of, { index, count, seen }] = [rota.clock(), this.#rotaTurn, rota];
+    const at = Math.floor(t / ROTA_MS);
+    const [owner, left] = [at % count, (at + 1) * ROTA_MS - t];
+    // What it learnt while all sent at once (the relay among others' slots, noise) is no guide to a turn alone; nor is a gap
+    // about the round trip (the relay's) when its own turn begins: a limit whose slot is wider than that keeps its gap.
+    if (of.at < 0 || (of.at !== at && owner === index && this.gapMs > 0 && this.gapMs <= GAP_WIDEN ** 2 * this.#windowMs)) {
+      this.#restart();
+      [this.#crowded, this.#noise] = [false, 0];
+    }
+    if (of.at !== at) {
+      // Gone (see ROTA_SLOWER): taken over from the start, a little slower than its own turns go.
+      const open = owner === index ? 1 : Number.isNaN(seen[owner]) ? 3 : seen[owner]! > at ? 2 : 0;
+      const spacing = ROTA_SLOWER * (rota.ownSpacing || this.#windowMs);
+      Object.assign(of, { at, open, probes: 0, spacing, from: (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS });
+    }
+    if ((at + 1) % count !== index && left < this.#windowMs) return left;
+    if (of.open === 2) return left;
+    if (of.open !== 1 && t < of.from) return of.from - t;
+    return of.open === 0 && inFlight > 0 ? Math.max(1, this.#windowMs / 4) : 0;
+  }
+
+  /** Told of every answer first: one to a start in another's turn is the rota's (true), not the pace's (see #rotaWait). */
+  #theirs(answer: Answer, rttMs: number): boolean {
+    const rota = this.#rota;
+    if (rota && this.#paced) this.#strictRate(rota, answer, rttMs);
+    if (!rota || !this.#onRota) return false;
+    const [of, { index, count, seen }] = [this.#rotaTurn, rota];
+    const at = Math.floor((rota.clock() - rttMs) / ROTA_MS);
+    // Its own turns' pace, for another's taken over: the time a turn takes over the starts it got in.
+    if (at % count === index && answer === Answer.Accepted) {
+      if (at !== rota.ownAt) [rota.ownSpacing, rota.ownAt, rota.ownIn] = [rota.ownIn > 0 ? ROTA_MS / rota.ownIn : 0, at, 0];
+      rota.ownIn++;
+    }
+    // Answers in another's turn teach the pace nothing (it is held there, see ROTA_SLOWER); a time-out still does.
+    if (at % count === index || (answer !== Answer.Accepted && answer !== Answer.PushedBack)) return false;
+    if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[at % count]] = [3, NaN];
+    // Taken over at a pace its own limit does not refuse, a push-back is that shard back: probed again at its next turn.
+    if (at === of.at && answer === Answer.PushedBack) [of.open, seen[at % count]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count];
+    if (answer === Answer.PushedBack) this.pushedBack++;
+    return true;
+  }
+
+  /**
+   * Whether the limit is a rate, for the rota: its fastest push-back comes back as soon as its fastest accepted answer. Slots an
+   * app holds at once (limit_conn) are refused before the app's time, and shards share those well at once (bench-pace-conn): no
+   * rota there. The fastest of each, as a late client or a slow path only adds to a round trip.
+   */
+  #strictRate(rota: Rota, answer: Answer, rttMs: number): void {
+    const r = rota.rtts; // answers accepted and pushed back, and the fastest round trip of each
+    if (answer === Answer.Accepted) [r[0], r[1]] = [r[0] + 1, Math.min(r[1], rttMs)];
+    if (answer === Answer.PushedBack) [r[2], r[3]] = [r[2] + 1, Math.min(r[3], rttMs)];
+    if (r[0] >= RATE_ANSWERS && r[2] >= RATE_ANSWERS) rota.fits = r[3] >= r[1] - Math.max((3 * NOISE_MS) / 2, r[1] / 20);
+  }
+
   /** The relay's probe, from twice the fastest round trip at most: one slow answer spaced them seconds, a shard or a batch beside others stopped (R3). */
   #probeAt(sent: number): number {
     return sent + PROBE * Math.min(this.#windowMs, 2 * this.#baseRtt) * (0.5 + this.#random());
+  }
+
+  /** Sharing the limit with other shards at once: not while taking turns. */
+  get #shared(): boolean {
+    return this.#sharedOption && !this.#onRota;
+  }
+
+  /** Shards take turns on a strict rate (see #strictRate), pushed back without Retry-After. */
+  get #onRota(): boolean {
+    return this.#rota?.fits === true && this.#paced;
   }
 
   /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
@@ -527,10 +634,15 @@ export class Pace {
    */
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
+    const wait = this.#rotaWait(inFlight);
+    this.#rotaTurn.until = wait > 0 ? this.#now() + wait : 0;
+    if (wait > 0) return false;
     const open = this.pausedUntil === 0 && this.gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
     if (!open && !this.#scheduled(inFlight)) return false;
     this.#used = Math.max(this.#used, inFlight + 1);
     if (++this.#startsInARow > 1) this.#sentInBursts = true;
+    // In another's turn taken over, a little slower than its own pace (see #rotaWait).
+    if (this.#rotaTurn.open === 3) this.#rotaTurn.from = this.#rota!.clock() + this.#rotaTurn.spacing;
     return true;
   }
 
@@ -1035,9 +1147,25 @@ export class Pace {
 
   /** The time the gate opens again, if a request cannot start now because of a pause. */
   pausedFor(): number {
-    const until = Math.max(this.pausedUntil, this.#nextStart, this.#holdUntil);
+    const until = Math.max(this.pausedUntil, this.#nextStart, this.#holdUntil, this.#rotaTurn.until);
     return until === 0 ? 0 : Math.max(0, until - this.#now());
   }
+}
+
+/** Shards' turns (see #rotaWait): where this one is, who was seen, its own turns' pace, whether the limit is a rate. */
+interface Rota {
+  index: number;
+  count: number;
+  clock: () => number;
+  /** Per shard: the turn until which it is taken to be there (NaN: gone). */
+  seen: Float64Array;
+  /** Its own last turn, the starts got in there, and the spacing they came to in the turn before. */
+  ownAt: number;
+  ownIn: number;
+  ownSpacing: number;
+  /** Whether the limit is a rate (undefined: not known yet), from answers accepted and pushed back: [count, fastest round trip] each. */
+  fits: boolean | undefined;
+  rtts: [number, number, number, number];
 }
 
 /** Answers to requests sent at some pace: how many, the push-backs among them, and the sum of their paces (requests a ms). */

@@ -32,7 +32,7 @@ import { Pace, answerOf } from '../batch/pace.js';
 import { monotonicMs } from '../clock.js';
 import type { TriggerClient } from '../client/client.js';
 import { TriggerError, UsageError, type StopSignal } from '../errors.js';
-import { shardRows } from '../batch/shard.js';
+import { shardRows, shardRota } from '../batch/shard.js';
 import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
@@ -128,7 +128,9 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   const reader = input.read(read);
   const maxConcurrency = options.concurrency === 'auto' ? (options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) : options.concurrency;
   const pace =
-    options.concurrency === 'auto' && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs, shared: !!options.shard }) : undefined;
+    options.concurrency === 'auto' && !dryRun
+      ? new Pace({ max: maxConcurrency, now: monotonicMs, shared: !!options.shard, rota: shardRota(options.shard) })
+      : undefined;
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });

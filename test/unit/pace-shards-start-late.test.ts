@@ -4,7 +4,8 @@
  * from those stretched round trips; item 41 brings it down with the round trip, unless the shard's own limit refused
  * it. A refusal "early" against the spacings of its slow start (a start-up stretches them too) was taken for its own
  * limit, and the gap stayed up for the whole run (78 ms at a 50-53 ms round trip: one shard holding the slot at 13/s).
- * On the simulated clock; no wall clock.
+ * Shards that share the limit at once, off the rota (slots held at once, or before the rota knows the limit is a rate):
+ * on a strict rate they take turns (pace-shards-rota), where no relay gap is kept. On the simulated clock; no wall clock.
  */
 import { describe, expect, it } from 'vitest';
 import { simulateSenders, strictRate } from './pace-sim.js';
@@ -18,6 +19,7 @@ describe('four shards on a strict 20/s, slow as they start', () => {
       loaded,
       seed,
       startLateMs: 40,
+      rota: false,
       trace: (who, now, pace) => {
         if (now >= 20_000) widest[who] = Math.max(widest[who]!, pace.gapMs);
       },

@@ -330,6 +330,8 @@ export function simulateSenders(
     shared = plans.length > 1,
     // Each sender's clock ahead by this much (shards on different machines; default: one clock).
     clockOffsetsMs = [] as number[],
+    // Shards take turns on a rota (--shard's default); false: they share the limit at once, as before the rota.
+    rota = true,
   } = {},
 ): SenderResult[] {
   let now = 0;
@@ -344,7 +346,8 @@ export function simulateSenders(
     // counts it in the round trip (0: never). Drawn from its own numbers, so that the other options' figures stay as they were.
     const starting = numbers(seed * 19 + who);
     const startEnd = (plan.startAt ?? 0) + START_MS;
-    const pace = new Pace({ max, now: () => now + (clockOffsetsMs[who] ?? 0), random, shared });
+    const clock = () => now + (clockOffsetsMs[who] ?? 0);
+    const pace = new Pace({ max, now: clock, random, shared, rota: shared && rota ? { index: who, count: plans.length } : undefined });
     const result: SenderResult = {
       ...{ accepted: 0, answers: 0, pushedBack: 0, answersLate: 0, pushedBackLate: 0, first: -1, last: 0, perSecond: 0 },
       ...{ acceptedAt: [] as number[], pushedBackAt: [] as number[], lowest: 0, highest: 0 },

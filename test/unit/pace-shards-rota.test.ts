@@ -1,0 +1,60 @@
+/**
+ * Shards on a strict limit without Retry-After take turns on a rota (`#rotaWait`): four senders at once on a strict 100/s collide in
+ * its 10 ms slots (52.6 rows/s together, and 5 s apart one shard took all: up to 192x of the median), while one sender alone fills it.
+ * Shard i sends in every n-th turn of the wall clock; a turn whose shard is gone (finished, not started, or a shard run alone) is
+ * found by probes and taken. Simulated clock, one clock for all (bench-pace-sim holds the figures; shards' clocks apart: the note).
+ */
+import { describe, expect, it } from 'vitest';
+import { Answer } from '../../src/batch/pace.js';
+import { simulateSenders, strictRate } from './pace-sim.js';
+
+/** The turn (of 2 s) a start went in: quiet, the round trip is 50 ms and the answer is seen at once. */
+const turnOf = (answeredAt: number) => Math.floor((answeredAt - 50) / 2_000);
+
+/** Each sender's accepted answers from `from` on: how many, and how many went in its own turns of `count`. */
+function byTurn(plans: { rows: number; startAt?: number }[], from: number, options: { rota?: boolean } = {}) {
+  const counts = plans.map(() => ({ accepted: 0, own: 0 }));
+  simulateSenders(strictRate(100), plans, {
+    limitMs: 120_000,
+    ...options,
+    trace: (who, now, _pace, answer) => {
+      if (answer !== Answer.Accepted || now < from) return;
+      counts[who]!.accepted++;
+      if (turnOf(now) % plans.length === who) counts[who]!.own++;
+    },
+  });
+  return counts;
+}
+
+describe('shards on a strict limit take turns', () => {
+  it('four together: each sends in its own turns, and each takes a fair share', () => {
+    const counts = byTurn(
+      [0, 1, 2, 3].map(() => ({ rows: 2_000 })),
+      10_000,
+    );
+    const accepted = counts.map((c) => c.accepted).sort((a, b) => a - b);
+    for (const [who, { accepted, own }] of counts.entries()) expect({ who, own: own >= 0.95 * accepted }).toEqual({ who, own: true });
+    expect(accepted[0]! / accepted[3]!).toBeGreaterThan(0.8);
+  });
+
+  it('without the rota, the same shards send in every turn (what the test above would see without the rule)', () => {
+    const counts = byTurn(
+      [0, 1, 2, 3].map(() => ({ rows: 2_000 })),
+      10_000,
+      { rota: false },
+    );
+    expect(counts.some(({ accepted, own }) => own < 0.5 * accepted)).toBe(true);
+  });
+
+  it('a shard run alone (the others done, or a re-run of one) takes the others turns too', () => {
+    const [alone] = byTurn([{ rows: 4_000 }, { rows: 0 }, { rows: 0 }, { rows: 0 }], 10_000);
+    expect(alone!.own).toBeLessThan(0.5 * alone!.accepted);
+  });
+
+  it('a shard started 20 s after three others gets its turns back from them', () => {
+    const counts = byTurn([{ rows: 6_000 }, { rows: 6_000 }, { rows: 6_000 }, { rows: 2_000, startAt: 20_000 }], 30_000);
+    const late = counts[3]!;
+    expect(late.own).toBeGreaterThan(0.95 * late.accepted);
+    expect(late.accepted).toBeGreaterThan(0.5 * counts[0]!.accepted);
+  });
+});
