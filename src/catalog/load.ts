@@ -116,9 +116,7 @@ function syntaxProblem(text: string, error: Error): CatalogProblem {
   return { message: `not valid JSON: ${words} (line ${line}, column ${column})`, line, column };
 }
 
-/**
- * Whether the catalog breaks no rule: the library's yes-or-no form of catalogProblems.
- */
+/** Whether the catalog breaks no rule: the library's yes-or-no form of catalogProblems. */
 export function isPlainValid(data: unknown): boolean {
   return catalogProblems(data).length === 0;
 }

@@ -1,6 +1,4 @@
-/**
- * Changing the catalog: every other trigger and their order kept, the file replaced whole.
- */
+/** Changing the catalog: every other trigger and their order kept, the file replaced whole. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';

@@ -1,6 +1,4 @@
-/**
- * Building the one request the service knows: pure functions, no I/O.
- */
+/** Building the one request the service knows: pure functions, no I/O. */
 import { UsageError } from '../errors.js';
 import { excerpt, quotedExcerpt } from '../output/excerpt.js';
 import { VERSION } from '../version.js';

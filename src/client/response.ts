@@ -1,6 +1,4 @@
-/**
- * Reading what the service answered: a bounded body, its message, a request id.
- */
+/** Reading what the service answered: a bounded body, its message, a request id. */
 import { decodeReferences } from '../output/redact.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,6 +1,4 @@
-/**
- * trigger fire <triggerId> <userId> [--value <n>]: its definition (options, help) and its run.
- */
+/** trigger fire <triggerId> <userId> [--value <n>]: its definition (options, help) and its run. */
 import type { Command } from 'commander';
 import { eventUrl, type TriggerClient } from '../client/client.js';
 import { eventOf, parseTraceparent, prepareEvent, requestHeaders, type PreparedEvent } from '../client/request.js';

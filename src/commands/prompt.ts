@@ -1,6 +1,4 @@
-/**
- * Reading a secret: piped standard input, or a prompt that does not echo on a terminal.
- */
+/** Reading a secret: piped standard input, or a prompt that does not echo on a terminal. */
 import readline from 'node:readline';
 import { Writable, type Readable } from 'node:stream';
 import { text as readAll } from 'node:stream/consumers';

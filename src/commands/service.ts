@@ -1,6 +1,4 @@
-/**
- * Resolving the settings and turning them and the options into the client, for the commands that send (fire, batch).
- */
+/** Resolving the settings and turning them and the options into the client, for the commands that send (fire, batch). */
 import { createClient, type ClientEvent, type TriggerClient } from '../client/client.js';
 import { parseTraceparent } from '../client/request.js';
 import type { Output } from '../output/io.js';

@@ -1,6 +1,4 @@
-/**
- * Resolving settings, highest first: command-line flag, environment, the selected profile.
- */
+/** Resolving settings, highest first: command-line flag, environment, the selected profile. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
