@@ -91,10 +91,7 @@ function stoppable(source: Readable, mark: Stopped): { stream: Readable; stop():
   };
 }
 
-/**
- * The first bytes of a stream (read until `more` says they are enough), and a stream that still
- * starts with them.
- */
+/** The first bytes of a stream (read until `more` says they are enough), and a stream that still starts with them. */
 async function peek(source: Readable, more: (head: Buffer) => boolean = () => false): Promise<{ head: Buffer; stream: Readable }> {
   const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   let head = Buffer.alloc(0);

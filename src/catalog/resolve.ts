@@ -110,10 +110,7 @@ export class TriggerResolver {
     return { ok: false, message, suggestion };
   }
 
-  /**
-   * Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined
-   * when it does not.
-   */
+  /** Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined when it does not. */
   valueProblem(trigger: KnownTrigger, value: string | undefined): string | undefined {
     const { entry } = trigger;
     // Most triggers have no rules: nothing to word (a batch asks for every row).

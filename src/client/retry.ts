@@ -50,10 +50,7 @@ export function isRetryableStatus(status: number): boolean {
   return status === 429 || status === 503;
 }
 
-/**
- * Parses Retry-After (delay-seconds or an HTTP date) into milliseconds from now; undefined when
- * absent or unparseable.
- */
+/** Parses Retry-After (delay-seconds or an HTTP date) into milliseconds from now; undefined when absent or unparseable. */
 export function parseRetryAfter(header: string | undefined, now: number = Date.now()): number | undefined {
   const text = header?.trim() ?? '';
   if (/^\d+$/.test(text)) return Number(text) * 1000;

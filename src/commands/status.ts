@@ -28,10 +28,7 @@ const SOURCE_WORDS: Record<Source, string> = {
 
 const CATALOG_WORDS: Record<CatalogSource, string> = { flag: '--catalog', env: 'TRIGGER_CATALOG', found: 'found from this folder' };
 
-/**
- * The status (what --json prints): the command's world (resolveWorld, as fire and batch resolve it)
- * with every problem, not the first.
- */
+/** The status (what --json prints): the command's world (resolveWorld, as fire and batch resolve it) with every problem, not the first. */
 export async function collectStatus(options: StatusOptions, { env, cwd }: Context) {
   const world = await resolveWorld({ flags: options, env, cwd, catalog: options.catalog, rememberCatalog: false });
   const { settings, problems, profile, configFile, key, url } = world;

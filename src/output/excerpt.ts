@@ -11,10 +11,7 @@ const TAIL = 12;
 /** Whether the code unit at `at` is the second half of a surrogate pair (a cut there would split a character). */
 const splitsPair = (text: string, at: number) => (text.codePointAt(at - 1) ?? 0) > 0xffff;
 
-/**
- * `text` quoted (as a JSON string unless told) when short; else its start…end quoted and the length
- * outside the quotes.
- */
+/** `text` quoted (as a JSON string unless told) when short; else its start…end quoted and the length outside the quotes. */
 export function quotedExcerpt(text: string, quote: (text: string) => string = JSON.stringify): string {
   if (text.length <= MAX_ECHO) return quote(text);
   let end = HEAD;

@@ -192,10 +192,7 @@ const NAMED = new Map<string, number>();
 for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i]!, NAMES[i + 1]!.charCodeAt(0));
 /** The names also read without their `;`, as browsers read them. */
 const LOOSE = new Set(['amp', 'lt', 'gt', 'quot']);
-/**
- * A character reference after `&`: hexadecimal, decimal (at most eight digits) or named, and its `;`
- * (or not).
- */
+/** A character reference after `&`: hexadecimal, decimal (at most eight digits) or named, and its `;` (or not). */
 const REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
 
 /** The character reference at `at` (which holds `&`) as [code point, length], or undefined. */

@@ -1,7 +1,4 @@
-/**
- * Checks for the two settings that decide where the key goes: the API key and the base URL.
- * Messages never include the key itself.
- */
+/** Checks for the two settings that decide where the key goes: the API key and the base URL. Messages never include the key itself. */
 import { UsageError } from '../errors.js';
 import { quotedExcerpt } from '../output/excerpt.js';
 
