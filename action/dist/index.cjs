@@ -36868,10 +36868,7 @@ var init_resolve = __esm({
         const message = `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`;
         return { ok: false, message, suggestion };
       }
-      /**
-       * Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined
-       * when it does not.
-       */
+      /** Why a value (JSON number text, or undefined for none) breaks the trigger's rules, or undefined when it does not. */
       valueProblem(trigger, value) {
         const { entry } = trigger;
         if (entry.value === void 0 && trigger.min === void 0 && trigger.max === void 0) return void 0;
@@ -44444,20 +44441,7 @@ function path14(options, { io, env: env2 }) {
   else io.stdout(file);
 }
 function command3(program2, ctx) {
-  const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger config set-key                        # hidden prompt
-  $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
-  $ trigger config set-base-url https://api.example.com --profile staging
-  $ trigger config get base-url
-  $ trigger config use staging                     # make a profile the active one
-  $ trigger config list
-
-The key goes to the system keychain where one answers (and CI is not set); else, or with
---insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`
-  );
+  const config = program2.command("config").description("store the API key and base URL, per profile").addHelpText("after", EXAMPLES2);
   const profileOption = () => new Option("--profile <name>", "profile to use (default: the active one, or TRIGGER_PROFILE)");
   config.command("set-key").description("store the API key (argument, piped standard input, or a hidden prompt)").argument("[key]", "the key; omit it to keep it out of your shell history").addOption(profileOption()).option("--insecure-storage", "store the key in the config file (mode 0600) even where a system keychain answers").action((key, options) => setKey(key, options, ctx));
   config.command("set-base-url").description("store the service base URL").argument("<url>", "e.g. https://api.example.com (a path prefix is kept)").addOption(profileOption()).option("--allow-http", "allow plain http to a host other than loopback").action((url, options) => setBaseUrl(url, options, ctx));
@@ -44469,7 +44453,7 @@ The key goes to the system keychain where one answers (and CI is not set); else,
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, ctx));
   return config;
 }
-var import_node_fs13, without;
+var import_node_fs13, without, EXAMPLES2;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
@@ -44484,6 +44468,17 @@ var init_config = __esm({
     init_validate();
     init_prompt();
     without = (profile, name) => Object.fromEntries(Object.entries(profile).filter(([field2]) => !SETTINGS2[name].kept.includes(field2)));
+    EXAMPLES2 = `
+Examples:
+  $ trigger config set-key                        # hidden prompt
+  $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
+  $ trigger config set-base-url https://api.example.com --profile staging
+  $ trigger config get base-url
+  $ trigger config use staging                     # make a profile the active one
+  $ trigger config list
+
+The key goes to the system keychain where one answers (and CI is not set); else, or with
+--insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`;
   }
 });
 
@@ -44549,17 +44544,9 @@ async function status(options, ctx) {
 function command4(program2, ctx) {
   return addSettingsOptions(
     program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)")
-  ).option("--json", "print one JSON object").addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger status
-  $ trigger status --json | jq .apiKey.source
-
-Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`
-  ).action((options) => status(options, ctx));
+  ).option("--json", "print one JSON object").addHelpText("after", EXAMPLES3).action((options) => status(options, ctx));
 }
-var import_node_fs14, SOURCE_WORDS, CATALOG_WORDS;
+var import_node_fs14, SOURCE_WORDS, CATALOG_WORDS, EXAMPLES3;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
@@ -44579,6 +44566,12 @@ var init_status = __esm({
       keychain: "credential store"
     };
     CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
+    EXAMPLES3 = `
+Examples:
+  $ trigger status
+  $ trigger status --json | jq .apiKey.source
+
+Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`;
   }
 });
 
@@ -44939,17 +44932,9 @@ function command5(program2, ctx) {
     "--max-in-flight <n>",
     "work on at most n requests at once; answer 503 with Retry-After beyond",
     wholeNumber(1, 1e6)
-  ).addHelpText(
-    "after",
-    `
-Examples:
-  $ trigger emulator                               # prints the two export lines to use it
-  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
-  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
-  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`
-  ).action((options) => emulator(options, ctx));
+  ).addHelpText("after", EXAMPLES4).action((options) => emulator(options, ctx));
 }
-var clock;
+var clock, EXAMPLES4;
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
     "use strict";
@@ -44963,6 +44948,12 @@ var init_emulator = __esm({
     init_signals2();
     init_validate();
     clock = (iso) => iso.slice(11, 23);
+    EXAMPLES4 = `
+Examples:
+  $ trigger emulator                               # prints the two export lines to use it
+  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
+  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`;
   }
 });
 
@@ -45305,7 +45296,7 @@ function entryOptions(command8) {
   return command8.option("--name <text>", "the name the dashboard shows").addOption(new Option("--value <rule>", "whether events carry a value").choices(VALUE_RULES)).option("--min <number>", "the smallest value allowed").option("--max <number>", "the largest value allowed").option("--description <text>", "free text").option("--deprecated <reason>", 'mark it deprecated (it still fires, with a warning), e.g. "use promo-2026"');
 }
 function command6(program2, ctx) {
-  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText("after", EXAMPLES2);
+  const triggers = program2.command("triggers").description("the trigger catalog (triggers.json): which triggers exist, their ids per profile and value rules").addHelpText("after", EXAMPLES5);
   viewOptions(triggers.command("list").description("list the triggers, with their ids in the active profile")).action(
     (options) => list2(options, ctx)
   );
@@ -45323,7 +45314,7 @@ function command6(program2, ctx) {
     sub.option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
   return triggers;
 }
-var import_node_fs17, import_node_path15, count, CLEARABLE, EXAMPLES2, COLUMNS_HELP, viewOptions;
+var import_node_fs17, import_node_path15, count, CLEARABLE, EXAMPLES5, COLUMNS_HELP, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
@@ -45347,7 +45338,7 @@ var init_triggers = __esm({
     init_resolve2();
     count = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
     CLEARABLE = ["description", "min", "max", "deprecated"];
-    EXAMPLES2 = `
+    EXAMPLES5 = `
 Examples:
   $ trigger triggers add purchase --name "Purchase completed" --value required --min 0
   $ trigger triggers edit signup --profile staging --id signup-test   # staging's account uses another id
@@ -45504,19 +45495,9 @@ function runComplete(program2, words, io, env2, cwd) {
   return 0;
 }
 function command7(program2, { io }) {
-  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(Object.keys(SCRIPTS))).addHelpText(
-    "after",
-    `
-Examples:
-  $ source <(trigger completion bash)                       # add to ~/.bashrc
-  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
-  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
-
-The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
-stays right when trigger is upgraded.`
-  ).action((shell) => io.write(SCRIPTS[shell]));
+  return program2.command("completion").description("print a shell completion script").addArgument(new Argument("<shell>", "bash, zsh or fish").choices(Object.keys(SCRIPTS))).addHelpText("after", EXAMPLES6).action((shell) => io.write(SCRIPTS[shell]));
 }
-var CONTROLS, SETTING_NAMES, ARGUMENT_VALUES, OPTION_VALUES, pathOf, NOTHING, BASH, ZSH, FISH, SCRIPTS;
+var CONTROLS, SETTING_NAMES, ARGUMENT_VALUES, OPTION_VALUES, pathOf, NOTHING, BASH, ZSH, FISH, SCRIPTS, EXAMPLES6;
 var init_completion = __esm({
   "src/commands/completion.ts"() {
     "use strict";
@@ -45641,6 +45622,14 @@ complete -c trigger -e
 complete -c trigger -f -a '(__trigger_complete)'
 `;
     SCRIPTS = { bash: BASH, zsh: ZSH, fish: FISH };
+    EXAMPLES6 = `
+Examples:
+  $ source <(trigger completion bash)                       # add to ~/.bashrc
+  $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
+  $ trigger completion fish > ~/.config/fish/completions/trigger.fish
+
+The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
+stays right when trigger is upgraded.`;
   }
 });
 

@@ -339,21 +339,20 @@ const SCRIPTS = { bash: BASH, zsh: ZSH, fish: FISH };
 
 export type Shell = keyof typeof SCRIPTS;
 
-export function command(program: Command, { io }: Context): Command {
-  return program
-    .command('completion')
-    .description('print a shell completion script')
-    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(Object.keys(SCRIPTS)))
-    .addHelpText(
-      'after',
-      `
+const EXAMPLES = `
 Examples:
   $ source <(trigger completion bash)                       # add to ~/.bashrc
   $ source <(trigger completion zsh)                        # add to ~/.zshrc, after compinit
   $ trigger completion fish > ~/.config/fish/completions/trigger.fish
 
 The script asks trigger on each Tab (commands, options, profiles, the catalog's triggers), so it
-stays right when trigger is upgraded.`,
-    )
+stays right when trigger is upgraded.`;
+
+export function command(program: Command, { io }: Context): Command {
+  return program
+    .command('completion')
+    .description('print a shell completion script')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(Object.keys(SCRIPTS)))
+    .addHelpText('after', EXAMPLES)
     .action((shell: Shell) => io.write(SCRIPTS[shell]));
 }

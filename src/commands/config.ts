@@ -238,13 +238,7 @@ export function path(options: { json?: boolean }, { io, env }: Context): void {
   else io.stdout(file);
 }
 
-export function command(program: Command, ctx: Context): Command {
-  const config = program
-    .command('config')
-    .description('store the API key and base URL, per profile')
-    .addHelpText(
-      'after',
-      `
+const EXAMPLES = `
 Examples:
   $ trigger config set-key                        # hidden prompt
   $ printenv SERVICE_KEY | trigger config set-key  # from a pipe
@@ -254,8 +248,10 @@ Examples:
   $ trigger config list
 
 The key goes to the system keychain where one answers (and CI is not set); else, or with
---insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`,
-    );
+--insecure-storage, to the config file (mode 0600). \`trigger status\` shows what is in effect.`;
+
+export function command(program: Command, ctx: Context): Command {
+  const config = program.command('config').description('store the API key and base URL, per profile').addHelpText('after', EXAMPLES);
   const profileOption = () => new Option('--profile <name>', 'profile to use (default: the active one, or TRIGGER_PROFILE)');
   config
     .command('set-key')

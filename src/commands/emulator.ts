@@ -132,6 +132,13 @@ function bannerLines(
   return lines;
 }
 
+const EXAMPLES = `
+Examples:
+  $ trigger emulator                               # prints the two export lines to use it
+  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
+  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
+  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`;
+
 export function command(program: Command, ctx: Context): Command {
   return program
     .command('emulator')
@@ -160,14 +167,6 @@ export function command(program: Command, ctx: Context): Command {
       'work on at most n requests at once; answer 503 with Retry-After beyond',
       parse.wholeNumber(1, 1_000_000),
     )
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ trigger emulator                               # prints the two export lines to use it
-  $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
-  $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
-  $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`,
-    )
+    .addHelpText('after', EXAMPLES)
     .action((options: EmulatorCommandOptions) => emulator(options, ctx));
 }

@@ -93,19 +93,18 @@ export async function status(options: StatusOptions, ctx: Context): Promise<void
   if (result.problems[0]) throw new ConfigError(result.problems[0].message, { reported: true });
 }
 
+const EXAMPLES = `
+Examples:
+  $ trigger status
+  $ trigger status --json | jq .apiKey.source
+
+Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`;
+
 export function command(program: Command, ctx: Context): Command {
   return addSettingsOptions(
     program.command('status').description('show the settings a command would use now, and where each came from (sends nothing)'),
   )
     .option('--json', 'print one JSON object')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  $ trigger status
-  $ trigger status --json | jq .apiKey.source
-
-Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`,
-    )
+    .addHelpText('after', EXAMPLES)
     .action((options: StatusOptions) => status(options, ctx));
 }
