@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_556;
+const BUDGET = 11_554;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -64,9 +64,8 @@ export function writeFileAtomic(target: string, text: string | Uint8Array, optio
  */
 export function makeFolders(dir: string): void {
   const missing: string[] = [];
-  for (let folder = path.resolve(dir); !fs.existsSync(folder) && path.dirname(folder) !== folder; folder = path.dirname(folder)) {
+  for (let folder = path.resolve(dir); !fs.existsSync(folder) && path.dirname(folder) !== folder; folder = path.dirname(folder))
     missing.unshift(folder);
-  }
   for (const folder of missing) {
     try {
       fs.mkdirSync(folder, { mode: 0o700 });

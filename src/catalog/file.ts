@@ -216,9 +216,8 @@ export function readCatalogFile(file: string, options: ReadCatalogOptions = {}):
 function readAtMost(fd: number, file: string, size: number): string {
   const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
-  for (let read = 1; read > 0 && length < buffer.length; length += read) {
+  for (let read = 1; read > 0 && length < buffer.length; length += read)
     read = fs.readSync(fd, buffer, length, buffer.length - length, null);
-  }
   if (length > size) throw unusable(file, 'it grew while it was read; run the command again');
   return buffer.toString('utf8', 0, length);
 }
