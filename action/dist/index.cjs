@@ -5248,9 +5248,8 @@ function writeFileAtomic(target2, text, options = {}) {
 }
 function makeFolders(dir) {
   const missing = [];
-  for (let folder = import_node_path.default.resolve(dir); !import_node_fs.default.existsSync(folder) && import_node_path.default.dirname(folder) !== folder; folder = import_node_path.default.dirname(folder)) {
+  for (let folder = import_node_path.default.resolve(dir); !import_node_fs.default.existsSync(folder) && import_node_path.default.dirname(folder) !== folder; folder = import_node_path.default.dirname(folder))
     missing.unshift(folder);
-  }
   for (const folder of missing) {
     try {
       import_node_fs.default.mkdirSync(folder, { mode: 448 });
@@ -36493,9 +36492,8 @@ function readCatalogFile(file, options = {}) {
 function readAtMost(fd, file, size) {
   const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
-  for (let read = 1; read > 0 && length < buffer.length; length += read) {
+  for (let read = 1; read > 0 && length < buffer.length; length += read)
     read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
-  }
   if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
 }
