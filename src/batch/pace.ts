@@ -167,6 +167,8 @@ const ROTA_PROBES = 5;
 const ROTA_SEEN = 2;
 /** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
 const ROTA_SLOWER = 1.1;
+/** Clocks apart by up to this much (ms) make turns overlap at their edges: push-backs there are not its limit's. */
+const ROTA_EDGE_MS = 50;
 /** Answers accepted, and pushed back, before the rota tells a rate from slots held at once. */
 const RATE_ANSWERS = 10;
 
@@ -554,7 +556,7 @@ export class Pace {
     const [owner, left] = [at % count, (at + 1) * ROTA_MS - t];
     // What it learnt while all sent at once (the relay among others' slots, noise) is no guide to a turn alone; nor is a gap
     // about the round trip (the relay's) when its own turn begins: a limit whose slot is wider than that keeps its gap.
-    if (of.at < 0 || (of.at !== at && owner === index && this.gapMs > 0 && this.gapMs <= GAP_WIDEN ** 2 * this.#windowMs)) {
+    if (of.at < 0 || (of.at !== at && owner === index && this.gapMs > 0 && this.gapMs < 2 * this.#windowMs)) {
       this.#restart();
       [this.#crowded, this.#noise] = [false, 0];
     }
@@ -582,8 +584,13 @@ export class Pace {
       if (at !== rota.ownAt) [rota.ownSpacing, rota.ownAt, rota.ownIn] = [rota.ownIn > 0 ? ROTA_MS / rota.ownIn : 0, at, 0];
       rota.ownIn++;
     }
+    // A push-back at its own turn's edges is another's clock a little apart (the turns overlap), not its limit.
+    const into = rota.clock() - rttMs - at * ROTA_MS;
+    const edge = into < ROTA_EDGE_MS || into > ROTA_MS - this.#windowMs - ROTA_EDGE_MS;
+    if (at % count === index && answer === Answer.PushedBack && edge) this.pushedBack++;
+    if (at % count === index) return answer === Answer.PushedBack && edge;
     // Answers in another's turn teach the pace nothing (it is held there, see ROTA_SLOWER); a time-out still does.
-    if (at % count === index || (answer !== Answer.Accepted && answer !== Answer.PushedBack)) return false;
+    if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
     if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[at % count]] = [3, NaN];
     // Taken over at a pace its own limit does not refuse, a push-back is that shard back: probed again at its next turn.
     if (at === of.at && answer === Answer.PushedBack) [of.open, seen[at % count]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count];
