@@ -161,6 +161,8 @@ const SHARED_SHARE = 0.9;
 /** Shards on a strict rate take turns of ROTA_MS on the wall clock (see #rotaWait); ROTA_PROBES in a row in another's: it is gone. */
 const ROTA_MS = 2_000;
 const ROTA_PROBES = 5;
+/** Up to this many shards: more take turns too seldom, and find idle turns too slowly, to gain over sharing at once. */
+const ROTA_MOST = 4;
 /** A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed. */
 const ROTA_SEEN = 2;
 /** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
@@ -323,7 +325,7 @@ export class Pace {
     this.#sharedOption = options.shared ?? false;
     const rota = options.rota;
     this.#rota =
-      rota && rota.count > 1
+      rota && rota.count > 1 && rota.count <= ROTA_MOST
         ? {
             ...rota,
             clock: rota.clock ?? options.now,
@@ -559,7 +561,7 @@ export class Pace {
     }
     if (of.at !== at) {
       // Gone (see ROTA_SLOWER): taken over from the start, a little slower than its own turns go.
-      const open = owner === index ? 1 : Number.isNaN(seen[owner]) ? 3 : seen[owner]! > at ? 2 : 0;
+      const open = owner === index ? 1 : Number.isNaN(seen[owner]) ? (this.#heir(owner, at) ? 3 : 2) : seen[owner]! > at ? 2 : 0;
       const spacing = ROTA_SLOWER * (rota.ownSpacing || this.#windowMs);
       Object.assign(of, { at, open, probes: 0, spacing, from: (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS });
     }
@@ -567,6 +569,13 @@ export class Pace {
     if (of.open === 2) return left;
     if (of.open !== 1 && t < of.from) return of.from - t;
     return of.open === 0 && inFlight > 0 ? Math.max(1, this.#windowMs / 4) : 0;
+  }
+
+  /** Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at once). */
+  #heir(owner: number, at: number): boolean {
+    const { index, count, seen } = this.#rota!;
+    const live = [...seen.keys()].filter((shard) => shard === index || !Number.isNaN(seen[shard]));
+    return live[(Math.floor(at / count) + owner) % live.length] === index;
   }
 
   /** Told of every answer first: one to a start in another's turn is the rota's (true), not the pace's (see #rotaWait). */

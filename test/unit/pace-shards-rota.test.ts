@@ -69,4 +69,23 @@ describe('shards on a strict limit take turns', () => {
       expect({ seed, low: whileAllSend(results).low >= 0.5 }).toEqual({ seed, low: true });
     }
   });
+
+  it('two of four running (the other two done): each takes the gone turns in turn, neither under 0.6 of the other', () => {
+    for (const seed of [42, 1, 2]) {
+      const loaded = seed !== 42;
+      const plans = [{ rows: 3_000 }, { rows: 3_000 }, { rows: 0 }, { rows: 0 }];
+      const [a, b] = simulateSenders(strictRate(100, { jitterMs: loaded ? 2 : 0, seed }), plans, { loaded, seed, limitMs: 400_000 });
+      const to = Math.min(a!.last, b!.last);
+      const [inA, inB] = [a!, b!].map((r) => r.acceptedAt.filter((t) => t <= to).length);
+      // 0.76-1.00. Every shard taking a gone turn at once: they collide there; the first after it alone: 3 turns against 1.
+      expect({ seed, fair: Math.min(inA!, inB!) >= 0.6 * Math.max(inA!, inB!) }).toEqual({ seed, fair: true });
+    }
+  });
+
+  it("more than four shards share at once, as before the rota: one of eight run alone takes a batch alone's share", () => {
+    const plans = Array.from({ length: 8 }, (_, i) => ({ rows: i === 5 ? 3_000 : 0 }));
+    const results = simulateSenders(strictRate(100), plans, { limitMs: 400_000 });
+    // 83-88 rows/s. On the rota it probes seven turns in eight and takes them a tenth slower: 56-77.
+    expect(results[5]!.accepted / (results[5]!.last / 1_000)).toBeGreaterThan(80);
+  });
 });
