@@ -196,10 +196,10 @@ export class Pace {
   readonly #sharedOption: boolean;
   readonly #rota: Rota | undefined;
   /**
-   * The turn on the wall clock last seen (-1: not on the rota yet); `open`: 0 another's, probed; 1 its own; 2 another's, shut;
+   * The turn on the wall clock last seen (NaN: not on the rota yet); `open`: 0 another's, probed; 1 its own; 2 another's, shut;
    * 3 a gone shard's, taken over. Probes in, the wait it set, no start before `from` (wall clock), the spacing taken over at.
    */
-  #rotaTurn = { at: -1, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
+  #rotaTurn = { at: NaN, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
   #value: number;
   #slowStart = true;
   /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -552,10 +552,10 @@ export class Pace {
     if (!rota || !this.#onRota) return 0;
     const [t, of, { index, count, seen }] = [rota.clock(), this.#rotaTurn, rota];
     const at = Math.floor(t / ROTA_MS);
-    const [owner, left] = [at % count, (at + 1) * ROTA_MS - t];
+    const [owner, left] = [modulo(at, count), (at + 1) * ROTA_MS - t];
     // What it learnt while all sent at once (the relay among others' slots, noise) is no guide to a turn alone; nor is a gap
     // about the round trip (the relay's) when its own turn begins: a limit whose slot is wider than that keeps its gap.
-    if (of.at < 0 || (of.at !== at && owner === index && this.gapMs > 0 && this.gapMs < 2 * this.#windowMs)) {
+    if (Number.isNaN(of.at) || (of.at !== at && owner === index && this.gapMs > 0 && this.gapMs < 2 * this.#windowMs)) {
       this.#restart();
       [this.#crowded, this.#noise] = [false, 0];
     }
@@ -565,7 +565,7 @@ export class Pace {
       const spacing = ROTA_SLOWER * (rota.ownSpacing || this.#windowMs);
       Object.assign(of, { at, open, probes: 0, spacing, from: (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS });
     }
-    if ((at + 1) % count !== index && left < this.#windowMs) return left;
+    if (modulo(at + 1, count) !== index && left < this.#windowMs) return left;
     if (of.open === 2) return left;
     if (of.open !== 1 && t < of.from) return of.from - t;
     return of.open === 0 && inFlight > 0 ? Math.max(1, this.#windowMs / 4) : 0;
@@ -585,21 +585,22 @@ export class Pace {
     if (!rota || !this.#onRota) return false;
     const [of, { index, count, seen }] = [this.#rotaTurn, rota];
     const at = Math.floor((rota.clock() - rttMs) / ROTA_MS);
+    const owner = modulo(at, count);
     // Its own turns' pace, for another's taken over: the time a turn takes over the starts it got in.
-    if (at % count === index && answer === Answer.Accepted) {
+    if (owner === index && answer === Answer.Accepted) {
       if (at !== rota.ownAt) [rota.ownSpacing, rota.ownAt, rota.ownIn] = [rota.ownIn > 0 ? ROTA_MS / rota.ownIn : 0, at, 0];
       rota.ownIn++;
     }
     // A push-back at its own turn's edges is another's clock a little apart (the turns overlap), not its limit.
     const into = rota.clock() - rttMs - at * ROTA_MS;
     const edge = into < ROTA_EDGE_MS || into > ROTA_MS - this.#windowMs - ROTA_EDGE_MS;
-    if (at % count === index && answer === Answer.PushedBack && edge) this.pushedBack++;
-    if (at % count === index) return answer === Answer.PushedBack && edge;
+    if (owner === index && answer === Answer.PushedBack && edge) this.pushedBack++;
+    if (owner === index) return answer === Answer.PushedBack && edge;
     // Answers in another's turn teach the pace nothing (it is held there, see ROTA_SLOWER); a time-out still does.
     if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
-    if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[at % count]] = [3, NaN];
+    if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
     // Taken over at a pace its own limit does not refuse, a push-back is that shard back: probed again at its next turn.
-    if (at === of.at && answer === Answer.PushedBack) [of.open, seen[at % count]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count];
+    if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count];
     if (answer === Answer.PushedBack) this.pushedBack++;
     return true;
   }
@@ -1176,6 +1177,11 @@ interface Descent {
   value: number;
   slowStart: boolean;
   since: Tally;
+}
+
+/** a mod n, from 0 to n - 1 for a negative too (a clock before 1970, or a test's). */
+function modulo(a: number, n: number): number {
+  return ((a % n) + n) % n;
 }
 
 function add(at: Tally, refused: number, pace: number, answers = 1): void {
