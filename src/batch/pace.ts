@@ -92,8 +92,8 @@ const LEVEL_HALF_LIFE_MS = 1_500;
 const CHANGES = 64;
 /** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
 const CEILING_MS = 3_000;
-/** What the service took is counted over this many round trips (one is too few: answers come in bursts). */
-const TOOK_ROUND_TRIPS = 2;
+/** What the service took is counted over this many round trips (one is too few: answers come in bursts); a window limit's, a second, from 8. */
+const [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST] = [2, 1_000, 8];
 /** Round trips, and answers accepted, at one under the ceiling before probing one above it. */
 const HOLD_ROUND_TRIPS = 2;
 const HOLD_ANSWERS = 100;
@@ -209,6 +209,7 @@ export class Pace {
   #lastAccepted: number;
   /** When the current run of push-backs with nothing accepted began (-1: none). */
   #refusingSince = -1;
+  #win = { held: false, lo: 0, hi: 0, mark: 0 }; // a window limit held, the last run's end, the push-backs it tolerates (#windowEnded)
   #lastPushBack = -Infinity;
   #used = 0; // the most in flight at once in this round trip
   /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
@@ -355,7 +356,7 @@ export class Pace {
     this.#startsInARow = 0;
     // Round trips are whole ms, on loopback mostly 0: every answer would be news, what the service took nothing, a gap never closing.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
-    if (this.#windowMs < 0) this.#windowMs = rttMs;
+    if (this.#windowMs < 0) [this.#windowMs, this.#win.lo, this.#win.hi] = [rttMs, now, now];
     if (this.#theirs(answer, rttMs)) return;
     // Accepted half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
     const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
@@ -378,7 +379,7 @@ export class Pace {
         if (this.#refusedInARow >= OUTAGE_REFUSALS && now - this.#refusingSince >= OUTAGE_MS && fast) this.#restart();
         this.#refusedInARow = 0;
       }
-      this.#refusingSince = -1;
+      if (this.#refusingSince >= 0) this.#refusingSince = this.#windowEnded(now);
       this.#turnTaken(now);
     } else if (answer === Answer.PushedBack) {
       const stalledAt = retryAfterMs < 0 ? this.#stalledAt : -Infinity; // a Retry-After is never forgiven: every sender slows down
@@ -388,12 +389,12 @@ export class Pace {
       this.#stopIfHopeless(now, retryAfterMs);
       // A few push-backs among many accepted answers are not a full service (items 2 and 7).
       const news = now - rttMs >= Math.max(this.#cutAt, stalledAt);
-      let tolerated = !news || this.#tolerated(level, now - rttMs);
+      let tolerated = !news || this.#win.held || this.#tolerated(level, now - rttMs);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
       if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || (level > 1 && this.#judgeNoise(level))))
         tolerated = this.#tolerated(level, now - rttMs);
-      if (tolerated && news && now - rttMs >= this.#lastPushBack) tolerated = this.#heldPushBack(now);
+      if (tolerated && news && now - rttMs >= this.#lastPushBack && !this.#win.held) tolerated = this.#heldPushBack(now);
       if (now - rttMs >= stalledAt) this.#lastPushBack = now;
       // To a request sent since the last cut, so news: act now, not a round trip later (the lanes keep sending meanwhile).
       if (!tolerated) {
@@ -437,6 +438,21 @@ export class Pace {
     }
   }
 
+  /** A run of push-backs ended (-1): a window limit (N a second, or in any second; review15a O2) is held, its edge tolerated (docs/pace.md). */
+  #windowEnded(now: number): number {
+    const [win, run, last, slack] = [this.#win, now - this.#refusingSince, this.#took(now - WINDOW_MS - NOISE_MS, 1) - 1, 3 * NOISE_MS];
+    if (win.held && last >= 2) this.#tripGapMs = this.#rateGapMs = Math.max(this.#rateGapMs, WINDOW_MS / last); // no faster
+    if (run < 2 * this.#windowMs || now - this.#lastPushBack > run / 2) return -1; // not a run: one push-back, then quiet
+    const k = Math.max(1, Math.ceil((this.#lastPushBack - win.hi - slack) / WINDOW_MS)); // the edge, whole seconds after the last
+    const took = Math.max(last, k === 1 ? this.#took(win.lo - 1, 1) - 1 : 0); // a second after the answers before began: all of them
+    const edge = k * WINDOW_MS <= now - win.lo + slack && took >= WINDOW_LEAST && 4 * took * Math.min(...this.#spacings) < WINDOW_MS;
+    [win.lo, win.hi] = [this.#lastPushBack, now];
+    if (win.held || !edge || !this.#paced || this.#shared) return -1;
+    [win.held, win.mark, this.gapMs] = [true, this.#answers - 20 * (this.pushedBack + TOLERATED_PUSH_BACKS), 0];
+    this.#set(this.#windowMs / (this.#tripGapMs = this.#rateGapMs = WINDOW_MS / took) + 1); // as many as the rate keeps out
+    return -1;
+  }
+
   /** With Retry-After: no share at random on a strict limit (#burstTaken; beside others, tolerated, it storms: item 52); item 14's jitter. */
   #withRetryAfter(now: number): void {
     if (!this.#burstTaken) this.#noise = 0;
@@ -452,6 +468,8 @@ export class Pace {
     }
     // Pushed back, with nothing accepted, for stallMs: not one push-back after an idle spell.
     if (this.#refusingSince < 0) this.#refusingSince = now;
+    if (this.#win.held && (now - this.#refusingSince >= WINDOW_MS || this.#answers - 20 * this.pushedBack < this.#win.mark))
+      [this.#win.held, this.#rateGapMs, this.#tripGapMs] = [false, 0, 0];
     if (now - this.#refusingSince >= this.#stallMs) {
       this.stopReason = { kind: 'pushed-back', seconds: Math.round((now - this.#refusingSince) / 1000) };
     }
@@ -837,7 +855,7 @@ export class Pace {
         if (this.limit > 1 && 1.25 * this.#rateGapMs < this.#tripGapMs) this.#tripGapMs = this.#slowBefore ? this.#rateGapMs : 0;
         const near = RATE_WIDEN ** 2 * this.#tripGapMs;
         // Past it at two or more without a push-back, it was no edge (a slow start's burst): faster again (54).
-        if (this.#rateGapMs <= near && (this.limit === 1 || this.#rateGapMs >= this.#tripGapMs)) this.#rateNarrowings = 0;
+        if (this.#rateGapMs <= near && (this.limit === 1 || this.#win.held || this.#rateGapMs >= this.#tripGapMs)) this.#rateNarrowings = 0;
         const faster = Math.max(0, ++this.#rateNarrowings - NARROWINGS_BEFORE_FASTER);
         this.#rateGapMs = Math.max(this.#rateGapMs * (1 - Math.min(0.5, RATE_NARROW * 2 ** faster)), this.#rateGapMs > near ? near : 0);
       }
@@ -1004,7 +1022,7 @@ export class Pace {
     // service that has just gone down). Halve, as TCP does.
     const down = pushedBack && this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
     if (pushedBack) {
-      const took = down ? this.#value / 2 : this.#took(now);
+      const took = down ? this.#value / 2 : this.#took(now - TOOK_ROUND_TRIPS * (this.#windowMs > 0 ? this.#windowMs : this.#baseRtt));
       [this.#ceiling, this.#held, this.#heldAnswers] = [this.limit, 0, 0];
       if (this.#paced || slowStart || down) this.#set(Math.min(this.#value, this.#ceiling - 1, took));
       else this.#set(took < this.#value / 2 ? took : this.#value * DECREASE); // AIMD (see INCREASE)
@@ -1030,17 +1048,13 @@ export class Pace {
     return down;
   }
 
-  /**
-   * What the service took, as a number in flight (Little's law): the answers it accepted over the
-   * last TOOK_ROUND_TRIPS round trips, per round trip.
-   */
-  #took(now: number): number {
-    const since = now - TOOK_ROUND_TRIPS * (this.#windowMs > 0 ? this.#windowMs : this.#baseRtt);
+  /** What the service took, as a number in flight (Little's law): the answers accepted since `since`, per round trip (`per` of them). */
+  #took(since: number, per = TOOK_ROUND_TRIPS): number {
     const ring = this.#acceptedAt;
     const oldest = Math.max(0, this.#acceptedCount - ring.length);
     let count = 0;
     for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length]! > since; i--) count++;
-    return count / TOOK_ROUND_TRIPS;
+    return count / per;
   }
 
   #nextWindow(now: number): void {

@@ -1,0 +1,78 @@
+/**
+ * review15a O2: a window limit without Retry-After ("N a second": a counter that starts over on each second's edge, or N in any
+ * second) took a burst, refused the rest of the second, and the pace came down to one at a time (18 of 50/s) and slow-started
+ * into it again every 9 s (43fe127: 20.9 of 50/s, a third pushed back). A run of push-backs that ends a whole number of seconds
+ * after the last, after a burst, is a window's edge: what the window took is held, spread over the second (#windowEnded).
+ * Simulated clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { Answer } from '../../src/batch/pace.js';
+import { perSecondFrom, simulate, simulateSenders, smallFlaky, windowLimit, type Service } from './pace-sim.js';
+
+const machines = [42, 1, 2, 3, 4, 5].map((seed) => ({ seed, loaded: seed !== 42, jitterMs: seed !== 42 ? 2 : 0 }));
+
+/** The service's seconds `phaseMs` ahead of the batch's: its edges fall anywhere in the batch's second. */
+const shifted =
+  (service: Service, phaseMs: number): Service =>
+  (t, who) => {
+    const verdict = service(t + phaseMs, who);
+    return { ...verdict, at: verdict.at - phaseMs };
+  };
+
+describe('a window limit without Retry-After', () => {
+  it.each([
+    ['fixed', 50],
+    ['fixed', 100],
+    ['sliding', 50],
+  ] as const)('%s, %i a second: at least 85% of it from 5 s on, at most 5% pushed back after 5 s', (kind, count) => {
+    for (const { seed, loaded, jitterMs } of machines) {
+      const result = simulate(windowLimit(kind, count, 1_000, { jitterMs, seed }), 30 * count, { loaded, seed, from: 5_000 });
+      const got = { seed, rate: perSecondFrom(result, 5_000) >= 0.85 * count, pushedBack: result.pushedBackLate / result.answersLate };
+      expect(got).toEqual({ seed, rate: true, pushedBack: expect.any(Number) });
+      expect(got.pushedBack).toBeLessThanOrEqual(0.05);
+    }
+  });
+
+  // Its edges 137-777 ms into the batch's seconds: the first run ends at an edge a second after nothing, the slow start's
+  // next burst (about 9 s on) at one a whole number of seconds after it.
+  it.each([137, 400, 777])('fixed, 50 a second, its edges %i ms into the batch second: at least 85% of it from 15 s on', (phaseMs) => {
+    for (const { seed, loaded, jitterMs } of machines) {
+      const result = simulate(shifted(windowLimit('fixed', 50, 1_000, { jitterMs, seed }), phaseMs), 1_500, { loaded, seed });
+      expect({ seed, share: perSecondFrom(result, 15_000) / 50 >= 0.85 }).toEqual({ seed, share: true });
+    }
+  });
+
+  // Held, each run's end holds what the last second took, no faster: a window that falls is followed down at once.
+  it('fixed, 50 a second, 25 from 20 s: at least 85% of 25 from 25 s on, at most 5% pushed back then', () => {
+    for (const { seed, loaded, jitterMs } of machines) {
+      const [before, after] = [50, 25].map((count) => windowLimit('fixed', count, 1_000, { jitterMs, seed }));
+      const service: Service = (t, who) => (t < 20_000 ? before!(t, who) : after!(t, who));
+      const [result] = simulateSenders(service, [{ rows: 100_000 }], { loaded, seed, limitMs: 40_000 });
+      const accepted = result!.acceptedAt.filter((t) => t >= 25_000).length;
+      const pushedBack = result!.pushedBackAt.filter((t) => t >= 25_000).length;
+      expect({ seed, share: accepted / 15 / 25 >= 0.85, pushedBack: pushedBack <= 0.05 * (accepted + pushedBack) }).toEqual({
+        seed,
+        share: true,
+        pushedBack: true,
+      });
+    }
+  });
+
+  // Held, a service that goes down for good is let go after a second of push-backs (about 42 more than 43fe127's 189-204 in all,
+  // until the stall stops the batch 30 s on).
+  it('fixed, 50 a second, down for good at 20 s: under 60 push-backs in its first second down, under 260 in all', () => {
+    for (const { seed, loaded, jitterMs } of machines) {
+      const window = windowLimit('fixed', 50, 1_000, { jitterMs, seed });
+      const service: Service = (t, who) => (t < 20_000 ? window(t, who) : { at: t + 50, answer: Answer.PushedBack });
+      const [result] = simulateSenders(service, [{ rows: 100_000 }], { loaded, seed, limitMs: 120_000 });
+      const down = result!.pushedBackAt.filter((t) => t >= 20_000);
+      expect({ seed, first: down.filter((t) => t < 21_000).length < 60, all: down.length < 260 }).toEqual({ seed, first: true, all: true });
+    }
+  });
+
+  // Not a window: item 54's small slow service, refusing a fifth at random (one push-back, then a second of quiet, was read as
+  // a window's run while the rule was written).
+  it.each([2, 6, 7])('a small slow service refusing a fifth at random (machine %i): over 4 rows a second', (seed) => {
+    expect(simulate(smallFlaky(2, 200, 0.2, seed), 300, { loaded: true, seed }).perSecond).toBeGreaterThan(4);
+  });
+});
