@@ -92,8 +92,8 @@ const LEVEL_HALF_LIFE_MS = 1_500;
 const CHANGES = 64;
 /** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
 const CEILING_MS = 3_000;
-/** What the service took is counted over this many round trips (one is too few: answers come in bursts); a window limit's, a second, from 8. */
-const [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST] = [2, 1_000, 8];
+/** What the service took is counted over this many round trips (one is too few: answers come in bursts); a window's, a second, 8 up, edges 6 ms. */
+const [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS] = [2, 1_000, 8, 6];
 /** Round trips, and answers accepted, at one under the ceiling before probing one above it. */
 const HOLD_ROUND_TRIPS = 2;
 const HOLD_ANSWERS = 100;
@@ -440,15 +440,15 @@ export class Pace {
 
   /** A run of push-backs ended (-1): a window limit (N a second, or in any second; review15a O2) is held, its edge tolerated (docs/pace.md). */
   #windowEnded(now: number): number {
-    const [win, run, last, slack] = [this.#win, now - this.#refusingSince, this.#took(now - WINDOW_MS - NOISE_MS, 1) - 1, 3 * NOISE_MS];
-    if (win.held && last >= 2) this.#tripGapMs = this.#rateGapMs = Math.max(this.#rateGapMs, WINDOW_MS / last); // no faster
+    const [win, run] = [this.#win, now - this.#refusingSince];
+    const took = this.#took((win.held ? now : this.#lastPushBack) - WINDOW_MS - NOISE_MS, 1) - 1; // what the window took
+    if (win.held && took >= 2) this.#tripGapMs = this.#rateGapMs = Math.max(this.#rateGapMs, WINDOW_MS / took); // no faster
     if (run < 2 * this.#windowMs || now - this.#lastPushBack > run / 2) return -1; // not a run: one push-back, then quiet
-    const k = Math.max(1, Math.ceil((this.#lastPushBack - win.hi - slack) / WINDOW_MS)); // the edge, whole seconds after the last
-    const took = Math.max(last, k === 1 ? this.#took(win.lo - 1, 1) - 1 : 0); // a second after the answers before began: all of them
-    const edge = k * WINDOW_MS <= now - win.lo + slack && took >= WINDOW_LEAST && 4 * took * Math.min(...this.#spacings) < WINDOW_MS;
+    const k = win.lo === win.hi ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS)); // whole seconds on
+    const edge = k * WINDOW_MS <= now - win.lo + EDGE_MS && took >= WINDOW_LEAST && 4 * took * Math.min(...this.#spacings) < WINDOW_MS;
     [win.lo, win.hi] = [this.#lastPushBack, now];
     if (win.held || !edge || !this.#paced || this.#shared) return -1;
-    [win.held, win.mark, this.gapMs] = [true, this.#answers - 20 * (this.pushedBack + TOLERATED_PUSH_BACKS), 0];
+    [win.held, win.mark, this.gapMs] = [true, this.#answers - 20 * (this.pushedBack + TOLERATED_PUSH_BACKS + took / 2), 0];
     this.#set(this.#windowMs / (this.#tripGapMs = this.#rateGapMs = WINDOW_MS / took) + 1); // as many as the rate keeps out
     return -1;
   }
