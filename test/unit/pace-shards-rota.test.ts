@@ -5,7 +5,7 @@
  * found by probes and taken. Simulated clock, one clock for all (bench-pace-sim holds the figures; shards' clocks apart: the note).
  */
 import { describe, expect, it } from 'vitest';
-import { Answer } from '../../src/batch/pace.js';
+import { Answer, Pace } from '../../src/batch/pace.js';
 import { simulateSenders, strictRate, whileAllSend } from './pace-sim.js';
 
 /** The turn (of 2 s) a start went in: quiet, the round trip is 50 ms and the answer is seen at once. */
@@ -87,5 +87,31 @@ describe('shards on a strict limit take turns', () => {
     const results = simulateSenders(strictRate(100), plans, { limitMs: 400_000 });
     // 83-88 rows/s. On the rota it probes seven turns in eight and takes them a tenth slower: 56-77.
     expect(results[5]!.accepted / (results[5]!.last / 1_000)).toBeGreaterThan(80);
+  });
+
+  it("a push-back at its own turn's start is the shard before on a clock a little apart, not its limit: the pace keeps it", () => {
+    const states = [5, 1_500].map((into) => {
+      const clock = { now: 0 };
+      const rota = { index: 0, count: 2 };
+      const pace = new Pace({ max: 64, initial: 4, now: () => clock.now, random: () => 0.5, shared: true, rota });
+      // Pushed back without Retry-After (paced), refusals as fast as acceptances (a rate, not slots): on the rota.
+      for (const answer of [...Array<Answer>(15).fill(Answer.PushedBack), ...Array<Answer>(10).fill(Answer.Accepted)]) {
+        clock.now += 50;
+        pace.answered(answer, 50);
+      }
+      pace.take(0);
+      // Its own turn (turns of 2 s, shard 0 of 2: 4-6 s): a slow start alone (16 in flight); then a push-back to a start `into` ms in.
+      for (clock.now = 4_000; clock.now < 4_200;) {
+        clock.now += 50;
+        for (let i = 0; i < pace.limit; i++) pace.answered(Answer.Accepted, 50);
+      }
+      const before = `limit ${pace.limit}, gap ${pace.gapMs}`;
+      clock.now = 4_000 + into + 50;
+      pace.answered(Answer.PushedBack, 50);
+      return [before, `limit ${pace.limit}, gap ${pace.gapMs}`];
+    });
+    // 5 ms in: kept; 1.5 s in, its own limit: cut.
+    expect(states[0]![1]).toBe(states[0]![0]);
+    expect(states[1]![1]).not.toBe(states[1]![0]);
   });
 });
