@@ -620,6 +620,9 @@ export class Pace {
     // Taken over at a pace its own limit does not refuse, a push-back is that shard back: probed again at its next turn.
     if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count];
     if (answer === Answer.PushedBack) this.pushedBack++;
+    // Still counted towards stopping: pushed back in every turn, nothing accepted for stallMs, it stops (contract).
+    if (answer === Answer.PushedBack) this.#stopIfHopeless(this.#now(), -1);
+    else this.#refusingSince = -1;
     return true;
   }
 
@@ -647,7 +650,7 @@ export class Pace {
 
   /** Shards take turns on a strict rate (see #strictRate), pushed back without Retry-After. */
   get #onRota(): boolean {
-    return this.#rota?.fits === true && this.#paced;
+    return this.#rota?.fits === true && this.#paced && !this.#burstTaken;
   }
 
   /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */

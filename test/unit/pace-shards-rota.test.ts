@@ -100,13 +100,16 @@ describe('shards on a strict limit take turns', () => {
         pace.answered(answer, 50);
       }
       pace.take(0);
-      // Its own turn (turns of 2 s, shard 0 of 2: 4-6 s): a slow start alone (16 in flight); then a push-back to a start `into` ms in.
-      for (clock.now = 4_000; clock.now < 4_200;) {
-        clock.now += 50;
-        for (let i = 0; i < pace.limit; i++) pace.answered(Answer.Accepted, 50);
+      // Its own turn (turns of 2 s, shard 0 of 2: 4-6 s): a slow start alone; then, in its next, a push-back to a start `into` ms in.
+      for (clock.now = 4_050; clock.now < 4_200;) {
+        const limit = pace.limit;
+        for (let i = 0; i < limit; i++) {
+          clock.now += 3; // sent 3 ms apart: no two within 2 ms (a strict limit never takes such a pair)
+          pace.answered(Answer.Accepted, 50);
+        }
       }
       const before = `limit ${pace.limit}, gap ${pace.gapMs}`;
-      clock.now = 4_000 + into + 50;
+      clock.now = 8_000 + into + 50; // its next turn (8-10 s): what it learnt is kept between its turns
       pace.answered(Answer.PushedBack, 50);
       return [before, `limit ${pace.limit}, gap ${pace.gapMs}`];
     });
