@@ -43613,6 +43613,8 @@ var init_pace = __esm({
         if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
         if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count2];
         if (answer === Answer.PushedBack) this.pushedBack++;
+        if (answer === Answer.PushedBack) this.#stopIfHopeless(this.#now(), -1);
+        else this.#refusingSince = -1;
         return true;
       }
       /**
@@ -43636,7 +43638,7 @@ var init_pace = __esm({
       }
       /** Shards take turns on a strict rate (see #strictRate), pushed back without Retry-After. */
       get #onRota() {
-        return this.#rota?.fits === true && this.#paced;
+        return this.#rota?.fits === true && this.#paced && !this.#burstTaken;
       }
       /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
       get #spaced() {
