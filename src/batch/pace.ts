@@ -648,7 +648,7 @@ export class Pace {
     return this.#sharedOption && !this.#onRota;
   }
 
-  /** Shards take turns on a strict rate (see #strictRate), pushed back without Retry-After. */
+  /** Shards take turns on a strict rate: pushed back without Retry-After, refused as soon as accepted (#strictRate), no two starts at once taken. */
   get #onRota(): boolean {
     return this.#rota?.fits === true && this.#paced && !this.#burstTaken;
   }
