@@ -43636,7 +43636,7 @@ var init_pace = __esm({
       get #shared() {
         return this.#sharedOption && !this.#onRota;
       }
-      /** Shards take turns on a strict rate (see #strictRate), pushed back without Retry-After. */
+      /** Shards take turns on a strict rate: pushed back without Retry-After, refused as soon as accepted (#strictRate), no two starts at once taken. */
       get #onRota() {
         return this.#rota?.fits === true && this.#paced && !this.#burstTaken;
       }
