@@ -440,14 +440,14 @@ export class Pace {
 
   /** A run of push-backs ended (-1): a window limit (N a second, or in any second; review15a O2) is held, its edge tolerated (docs/pace.md). */
   #windowEnded(now: number): number {
-    const [win, run] = [this.#win, now - this.#refusingSince];
-    const took = this.#took((win.held ? now : this.#lastPushBack) - WINDOW_MS - NOISE_MS, 1) - 1; // what the window took
+    const [win, took] = [this.#win, this.#took((this.#win.held ? now : this.#lastPushBack) - WINDOW_MS - NOISE_MS, 1) - 1];
     if (win.held && took >= 2) this.#tripGapMs = this.#rateGapMs = Math.max(this.#rateGapMs, WINDOW_MS / took); // no faster
-    if (run < 2 * this.#windowMs || now - this.#lastPushBack > run / 2) return -1; // not a run: one push-back, then quiet
-    const k = win.lo === win.hi ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS)); // whole seconds on
+    if (now - this.#refusingSince < 2 * this.#windowMs || 2 * (now - this.#lastPushBack) > now - this.#refusingSince) return -1; // a run
+    const k =
+      win.lo === win.hi && took >= 2 * WINDOW_LEAST ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS));
     const edge = k * WINDOW_MS <= now - win.lo + EDGE_MS && took >= WINDOW_LEAST && 4 * took * Math.min(...this.#spacings) < WINDOW_MS;
     [win.lo, win.hi] = [this.#lastPushBack, now];
-    if (win.held || !edge || !this.#paced || this.#shared) return -1;
+    if (win.held || !edge || !this.#paced || this.#shared) return -1; // an edge whole seconds on (the first: anywhere, 16 up)
     [win.held, win.mark, this.gapMs] = [true, this.#answers - 20 * (this.pushedBack + TOLERATED_PUSH_BACKS + took / 2), 0];
     this.#set(this.#windowMs / (this.#tripGapMs = this.#rateGapMs = WINDOW_MS / took) + 1); // as many as the rate keeps out
     return -1;

@@ -7,7 +7,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Answer } from '../../src/batch/pace.js';
-import { perSecondFrom, simulate, simulateSenders, smallFlaky, windowLimit, type Service } from './pace-sim.js';
+import {
+  fixedConcurrency,
+  perSecondFrom,
+  refusingAtRandom,
+  simulate,
+  simulateSenders,
+  smallFlaky,
+  windowLimit,
+  type Service,
+} from './pace-sim.js';
 
 const machines = [42, 1, 2, 3, 4, 5].map((seed) => ({ seed, loaded: seed !== 42, jitterMs: seed !== 42 ? 2 : 0 }));
 
@@ -75,5 +84,13 @@ describe('a window limit without Retry-After', () => {
   // a window's run while the rule was written).
   it.each([2, 6, 7])('a small slow service refusing a fifth at random (machine %i): over 4 rows a second', (seed) => {
     expect(simulate(smallFlaky(2, 200, 0.2, seed), 300, { loaded: true, seed }).perSecond).toBeGreaterThan(4);
+  });
+
+  // Not a window: half refused at random without Retry-After. Its first run, read anywhere in the second from 8 taken, held
+  // 8 a second and, let go, left the relay without its gap (machine 15: 0.16 -> 0.50x of --concurrency 8); from 16 up, not.
+  it.each([8, 15, 24])('half refused at random without Retry-After (machine %i): under 0.3x the wall time of --concurrency 8', (seed) => {
+    const service = () => refusingAtRandom(0.5, seed * 3 + 1, 50, null);
+    const auto = simulate(service(), 1_000, { loaded: true, seed });
+    expect(auto.last / fixedConcurrency(service(), 1_000, 8).wallMs).toBeLessThan(0.3);
   });
 });
