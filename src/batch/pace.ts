@@ -1057,7 +1057,7 @@ export class Pace {
     const oldest = Math.max(0, this.#acceptedCount - ring.length);
     let count = 0;
     for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length]! > since; i--) count++;
-    return count / per;
+    return (count < ring.length ? count : Infinity) / per; // the ring full: more than it holds
   }
 
   #nextWindow(now: number): void {
