@@ -445,9 +445,9 @@ export class Pace {
     if (now - this.#refusingSince < 2 * this.#windowMs || 2 * (now - this.#lastPushBack) > now - this.#refusingSince) return -1; // a run
     const k =
       win.lo === win.hi && took >= 2 * WINDOW_LEAST ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS));
-    const edge = k * WINDOW_MS <= now - win.lo + EDGE_MS && took >= WINDOW_LEAST && 4 * took * Math.min(...this.#spacings) < WINDOW_MS;
+    const edge = k * WINDOW_MS <= now - win.lo + EDGE_MS && 4 * took * Math.max(0, Math.min(...this.#spacings)) < WINDOW_MS; // a burst
     [win.lo, win.hi] = [this.#lastPushBack, now];
-    if (win.held || !edge || !this.#paced || this.#shared) return -1; // an edge whole seconds on (the first: anywhere, 16 up)
+    if (win.held || !edge || took < WINDOW_LEAST || !this.#paced || this.#shared) return -1; // edges whole seconds on (the first: 16 up)
     [win.held, win.mark, this.gapMs] = [true, this.#answers - 20 * (this.pushedBack + TOLERATED_PUSH_BACKS + took / 2), 0];
     this.#set(this.#windowMs / (this.#tripGapMs = this.#rateGapMs = WINDOW_MS / took) + 1); // as many as the rate keeps out
     return -1;
