@@ -447,7 +447,7 @@ export class Pace {
       win.lo === win.hi && took >= 2 * WINDOW_LEAST ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS));
     const edge = k * WINDOW_MS <= now - win.lo + EDGE_MS && 4 * took * Math.max(0, Math.min(...this.#spacings)) < WINDOW_MS; // a burst
     [win.lo, win.hi] = [this.#lastPushBack, now];
-    if (win.held || !edge || took < WINDOW_LEAST || !this.#paced || this.#shared) return -1; // edges whole seconds on (the first: 16 up)
+    if (win.held || !edge || took < Math.max(WINDOW_LEAST, (2 * WINDOW_MS) / this.#windowMs) || !this.#paced || this.#shared) return -1;
     [win.held, win.mark, this.gapMs] = [true, this.#answers - 20 * (this.pushedBack + TOLERATED_PUSH_BACKS + took / 2), 0];
     this.#set(this.#windowMs / (this.#tripGapMs = this.#rateGapMs = WINDOW_MS / took) + 1); // as many as the rate keeps out
     return -1;

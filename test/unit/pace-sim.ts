@@ -117,20 +117,20 @@ export function strictRate(
 /**
  * A window limit without Retry-After (review15a O2, the commonest API limit: "N requests per second"): `fixed`, a counter
  * that starts over on each window's boundary (`phaseMs` into the batch's windows); `sliding`, at most N arrivals in any window.
- * 503 beyond; 25 ms each way.
+ * 503 beyond; `oneWayMs` each way.
  */
 export function windowLimit(
   kind: 'fixed' | 'sliding',
   count: number,
   windowMs: number,
-  { jitterMs = 0, seed = 1, phaseMs = 0 } = {},
+  { jitterMs = 0, seed = 1, phaseMs = 0, oneWayMs = 25 } = {},
 ): Service {
   const random = numbers(seed * 41 + 3);
   const arrivals: number[] = []; // fixed: this window's; sliding: those of the last windowMs
   let window = -1;
   return (t) => {
-    const arrival = t + 25 + jitterMs * random();
-    const back = arrival + 25 + jitterMs * random();
+    const arrival = t + oneWayMs + jitterMs * random();
+    const back = arrival + oneWayMs + jitterMs * random();
     const at = Math.floor((arrival + windowMs - phaseMs) / windowMs);
     if (kind === 'fixed' && at !== window) [window, arrivals.length] = [at, 0];
     while (kind === 'sliding' && arrivals.length > 0 && arrivals[0]! <= arrival - windowMs) arrivals.shift();
