@@ -455,7 +455,7 @@ export class Pace {
 
   /** With Retry-After: no share at random on a strict limit (#burstTaken; beside others, tolerated, it storms: item 52); item 14's jitter. */
   #withRetryAfter(now: number): void {
-    if (!this.#burstTaken) this.#noise = 0;
+    [this.#win.held, this.#noise] = [false, this.#burstTaken ? this.#noise : 0]; // a window held is let go
     if (!this.#paced && this.#noise === 0) this.#jitter(now);
   }
 

@@ -127,4 +127,18 @@ describe('a window limit without Retry-After', () => {
       expect({ seed, pushedBack: result.pushedBackLate <= 0.05 * result.answersLate }).toEqual({ seed, pushedBack: true });
     }
   });
+
+  // A Retry-After is never forgiven (contract: every sender slows down): a window held whose push-backs come with Retry-After: 1
+  // from 20 s is let go, to the paced rules (held on, it kept 50 rows a second, 13-16 push-backs each ignored).
+  it('fixed, 50 a second, its push-backs with Retry-After from 20 s: let go (under 45 rows a second over 25-40 s)', () => {
+    for (const { seed, loaded, jitterMs } of machines.filter((m) => m.loaded)) {
+      const window = windowLimit('fixed', 50, 1_000, { jitterMs, seed });
+      const service: Service = (t, who) => {
+        const verdict = window(t, who);
+        return t >= 20_000 && verdict.answer === Answer.PushedBack ? { ...verdict, retryAfterMs: 1_000 } : verdict;
+      };
+      const [result] = simulateSenders(service, [{ rows: 100_000 }], { loaded, seed, limitMs: 40_000 });
+      expect({ seed, slower: result!.acceptedAt.filter((t) => t >= 25_000).length / 15 < 45 }).toEqual({ seed, slower: true });
+    }
+  });
 });
