@@ -43470,21 +43470,20 @@ var init_pace = __esm({
       }
       /** A run of push-backs ended (-1): a window limit (N a second, or in any second; review15a O2) is held, its edge tolerated (docs/pace.md). */
       #windowEnded(now) {
-        const [win, run2] = [this.#win, now - this.#refusingSince];
-        const took = this.#took((win.held ? now : this.#lastPushBack) - WINDOW_MS - NOISE_MS, 1) - 1;
+        const [win, took] = [this.#win, this.#took((this.#win.held ? now : this.#lastPushBack) - WINDOW_MS - NOISE_MS, 1) - 1];
         if (win.held && took >= 2) this.#tripGapMs = this.#rateGapMs = Math.max(this.#rateGapMs, WINDOW_MS / took);
-        if (run2 < 2 * this.#windowMs || now - this.#lastPushBack > run2 / 2) return -1;
-        const k = win.lo === win.hi ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS));
-        const edge = k * WINDOW_MS <= now - win.lo + EDGE_MS && took >= WINDOW_LEAST && 4 * took * Math.min(...this.#spacings) < WINDOW_MS;
+        if (now - this.#refusingSince < 2 * this.#windowMs || 2 * (now - this.#lastPushBack) > now - this.#refusingSince) return -1;
+        const k = win.lo === win.hi && took >= 2 * WINDOW_LEAST ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS));
+        const edge = k * WINDOW_MS <= now - win.lo + EDGE_MS && 4 * took * Math.max(0, Math.min(...this.#spacings)) < WINDOW_MS;
         [win.lo, win.hi] = [this.#lastPushBack, now];
-        if (win.held || !edge || !this.#paced || this.#shared) return -1;
+        if (win.held || !edge || took < Math.max(WINDOW_LEAST, 2 * WINDOW_MS / this.#windowMs) || !this.#paced || this.#shared) return -1;
         [win.held, win.mark, this.gapMs] = [true, this.#answers - 20 * (this.pushedBack + TOLERATED_PUSH_BACKS + took / 2), 0];
         this.#set(this.#windowMs / (this.#tripGapMs = this.#rateGapMs = WINDOW_MS / took) + 1);
         return -1;
       }
       /** With Retry-After: no share at random on a strict limit (#burstTaken; beside others, tolerated, it storms: item 52); item 14's jitter. */
       #withRetryAfter(now) {
-        if (!this.#burstTaken) this.#noise = 0;
+        [this.#win.held, this.#noise] = [false, this.#burstTaken ? this.#noise : 0];
         if (!this.#paced && this.#noise === 0) this.#jitter(now);
       }
       /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
@@ -43960,7 +43959,7 @@ var init_pace = __esm({
         const oldest = Math.max(0, this.#acceptedCount - ring.length);
         let count2 = 0;
         for (let i = this.#acceptedCount - 1; i >= oldest && ring[i % ring.length] > since; i--) count2++;
-        return count2 / per;
+        return (count2 < ring.length ? count2 : Infinity) / per;
       }
       #nextWindow(now) {
         this.#used = 0;
