@@ -43405,7 +43405,7 @@ var init_pace = __esm({
         this.#startsInARow = 0;
         if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
         if (this.#windowMs < 0) [this.#windowMs, this.#win.lo, this.#win.hi] = [rttMs, now, now];
-        if (this.#theirs(answer, rttMs)) return;
+        if (this.#theirs(answer, rttMs, retryAfterMs)) return;
         const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
         if (answer === Answer.Accepted) {
           if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
@@ -43592,11 +43592,11 @@ var init_pace = __esm({
         const live = [...seen.keys()].filter((shard2) => shard2 === index || !Number.isNaN(seen[shard2]));
         return live[(Math.floor(at / count2) + owner) % live.length] === index;
       }
-      /** Told of every answer first: one to a start in another's turn is the rota's (true), not the pace's (see #rotaWait). */
-      #theirs(answer, rttMs) {
+      /** Told of every answer first: one to a start in another's turn is the rota's (true; #rotaWait), never one with a Retry-After (contract). */
+      #theirs(answer, rttMs, retryAfterMs) {
         const rota = this.#rota;
         if (rota && this.#paced) this.#strictRate(rota, answer, rttMs);
-        if (!rota || !this.#onRota) return false;
+        if (!rota || !this.#onRota || retryAfterMs >= 0) return false;
         const [of, { index, count: count2, seen }] = [this.#rotaTurn, rota];
         const at = Math.floor((rota.clock() - rttMs) / ROTA_MS);
         const owner = modulo(at, count2);

@@ -357,7 +357,7 @@ export class Pace {
     // Round trips are whole ms, on loopback mostly 0: every answer would be news, what the service took nothing, a gap never closing.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
     if (this.#windowMs < 0) [this.#windowMs, this.#win.lo, this.#win.hi] = [rttMs, now, now];
-    if (this.#theirs(answer, rttMs)) return;
+    if (this.#theirs(answer, rttMs, retryAfterMs)) return;
     // Accepted half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
     const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
     if (answer === Answer.Accepted) {
@@ -596,11 +596,11 @@ export class Pace {
     return live[(Math.floor(at / count) + owner) % live.length] === index;
   }
 
-  /** Told of every answer first: one to a start in another's turn is the rota's (true), not the pace's (see #rotaWait). */
-  #theirs(answer: Answer, rttMs: number): boolean {
+  /** Told of every answer first: one to a start in another's turn is the rota's (true; #rotaWait), never one with a Retry-After (contract). */
+  #theirs(answer: Answer, rttMs: number, retryAfterMs: number): boolean {
     const rota = this.#rota;
     if (rota && this.#paced) this.#strictRate(rota, answer, rttMs);
-    if (!rota || !this.#onRota) return false;
+    if (!rota || !this.#onRota || retryAfterMs >= 0) return false;
     const [of, { index, count, seen }] = [this.#rotaTurn, rota];
     const at = Math.floor((rota.clock() - rttMs) / ROTA_MS);
     const owner = modulo(at, count);

@@ -146,4 +146,18 @@ describe('shards on a strict limit take turns', () => {
     // Push-backs in others' turns count towards the stall (31-35 s after on loaded machines). Without, 38 s after.
     expect(Math.max(...results.map((r) => r.pushedBackAt.at(-1)!))).toBeLessThan(20_000 + 33_000);
   });
+
+  it("a Retry-After in another shard's turn is still waited for: one over 60 s stops the batch, keeping its rows (contract)", () => {
+    const clock = { now: 0 };
+    const pace = new Pace({ max: 64, initial: 4, now: () => clock.now, random: () => 0.5, shared: true, rota: { index: 0, count: 2 } });
+    // On the rota, as in the edge rule's case; then, in shard 1's turn (2-4 s), a push-back that asks for 120 s.
+    for (const answer of [...Array<Answer>(15).fill(Answer.PushedBack), ...Array<Answer>(10).fill(Answer.Accepted)]) {
+      clock.now += 50;
+      pace.answered(answer, 50);
+    }
+    pace.take(0);
+    clock.now = 2_600;
+    pace.answered(Answer.PushedBack, 50, 120_000);
+    expect(pace.stopReason).toEqual({ kind: 'retry-after', seconds: 120 });
+  });
 });

@@ -1,8 +1,8 @@
 /**
- * --shard's split and TRACEPARENT's check: pure functions, as tables.
+ * --shard's split, its place on the pace's rota, and TRACEPARENT's check: pure functions, as tables.
  */
 import { describe, expect, it } from 'vitest';
-import { hash32, inShard, parseShard } from '../../src/batch/shard.js';
+import { hash32, inShard, parseShard, shardRota } from '../../src/batch/shard.js';
 import type { Row } from '../../src/batch/rows.js';
 import { parseTraceparent } from '../../src/client/request.js';
 
@@ -39,6 +39,13 @@ describe('--shard', () => {
     expect([...byUser.values()].every((s) => s.size === 1)).toBe(true);
     const sizes = [1, 2, 3, 4].map((s) => owners.filter((o) => o[0] === s).length);
     for (const size of sizes) expect(size).toBeGreaterThan(700);
+  });
+
+  it("gives the pace its place on the rota: 0-based, every one of n a turn of its own, on the wall clock (shards' machines differ)", () => {
+    const places = [1, 2, 3, 4].map((index) => shardRota({ index, count: 4 })!);
+    expect(places.map(({ index, count }) => `${index}/${count}`)).toEqual(['0/4', '1/4', '2/4', '3/4']);
+    expect(places.every((place) => place.clock === Date.now)).toBe(true);
+    expect(shardRota(undefined)).toBeUndefined();
   });
 });
 
