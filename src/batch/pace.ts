@@ -163,10 +163,15 @@ const ROTA_MS = 2_000;
 const ROTA_PROBES = 5;
 /** Up to this many shards: more take turns too seldom, and find idle turns too slowly, to gain over sharing at once. */
 const ROTA_MOST = 4;
-/** A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed. */
-const ROTA_SEEN = 2;
+/**
+ * A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed. One: two
+ * live shards take a gone one's turns every other round (#heir), and a probe every second round always met the same one there.
+ */
+const ROTA_SEEN = 1;
 /** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
 const ROTA_SLOWER = 1.1;
+/** Alone on the rota, a push-back in a turn taken over is that shard back only with another within this many answers. */
+const ROTA_CLOSE = 20;
 /** Clocks apart by up to this much (ms) make turns overlap at their edges: push-backs there are not its limit's. */
 const ROTA_EDGE_MS = 50;
 /** Answers accepted, and pushed back, before the rota tells a rate from slots held at once. */
@@ -197,9 +202,10 @@ export class Pace {
   readonly #rota: Rota | undefined;
   /**
    * The turn on the wall clock last seen (NaN: not on the rota yet); `open`: 0 another's, probed; 1 its own; 2 another's, shut;
-   * 3 a gone shard's, taken over. Probes in, the wait it set, no start before `from` (wall clock), the spacing taken over at.
+   * 3 a gone shard's, taken over. Probes in, answers (the last pushed back) there, the wait it set, no start before `from` (wall
+   * clock), the spacing taken over at.
    */
-  #rotaTurn = { at: NaN, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
+  #rotaTurn = { at: NaN, open: 0, probes: 0, answers: 0, refused: -Infinity, until: 0, from: 0, spacing: 0 };
   #value: number;
   #slowStart = true;
   /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -331,6 +337,7 @@ export class Pace {
             ...rota,
             clock: rota.clock ?? options.now,
             seen: new Float64Array(rota.count),
+            back: new Float64Array(rota.count).fill(NaN),
             ownAt: -1,
             ownIn: 0,
             ownSpacing: 0,
@@ -577,16 +584,37 @@ export class Pace {
       this.#restart();
       [this.#crowded, this.#noise] = [false, 0];
     }
+    // Nor is a spacing refused before (another's start in its turn, at its edges) the edge of its own limit: held there, its own
+    // turns crawled at 1% steps, leaving room that probes took for that shard gone.
+    if (of.at !== at && owner === index) this.#tripGapMs = 0;
     if (of.at !== at) {
-      // Gone (see ROTA_SLOWER): taken over from the start, a little slower than its own turns go.
-      const open = owner === index ? 1 : Number.isNaN(seen[owner]) ? (this.#heir(owner, at) ? 3 : 2) : seen[owner]! > at ? 2 : 0;
+      // Its own last turn is over (no start within a round trip of its end): its pace there, for turns taken over (known a round
+      // sooner than at its next turn: a shard run alone took the others' turns at one a round trip for two rounds).
+      if (owner !== index && rota.ownIn > 0) rota.ownSpacing = ROTA_MS / rota.ownIn;
+      // Gone (see ROTA_SLOWER): taken over from the start, a little slower than its own turns go; probed when pushed back there.
+      const gone = Number.isNaN(seen[owner]) && rota.back[owner] !== at;
+      const open = owner === index ? 1 : gone ? (this.#heir(owner, at) ? 3 : 2) : seen[owner]! > at ? 2 : 0;
       const spacing = ROTA_SLOWER * (rota.ownSpacing || this.#windowMs);
-      Object.assign(of, { at, open, probes: 0, spacing, from: (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS });
+      const from = (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS;
+      Object.assign(of, { at, open, probes: 0, answers: 0, refused: -Infinity, spacing, from });
     }
     if (modulo(at + 1, count) !== index && left < this.#windowMs) return left;
     if (of.open === 2) return left;
     if (of.open !== 1 && t < of.from) return of.from - t;
     return of.open === 0 && inFlight > 0 ? Math.max(1, this.#windowMs / 4) : 0;
+  }
+
+  /**
+   * A push-back in gone shard `owner`'s turn `at`, taken over at a pace its own limit does not refuse: that shard back, the turn
+   * is shut, and probed at its next (still gone until a probe is pushed back: taken for there, it was given turns it left idle
+   * as an heir). Alone on the rota, only a second close by: one alone is a timer late or jitter bunching two starts, and shut
+   * for each, a shard run alone went at half its pace.
+   */
+  #takenBack(owner: number, at: number): void {
+    const [of, { index, count, seen, back }] = [this.#rotaTurn, this.#rota!];
+    const alone = seen.every((till, shard) => shard === index || Number.isNaN(till));
+    if (!alone || of.answers - of.refused <= ROTA_CLOSE) [of.open, back[owner]] = [2, at + count];
+    of.refused = of.answers;
   }
 
   /** Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at once). */
@@ -604,9 +632,9 @@ export class Pace {
     const [of, { index, count, seen }] = [this.#rotaTurn, rota];
     const at = Math.floor((rota.clock() - rttMs) / ROTA_MS);
     const owner = modulo(at, count);
-    // Its own turns' pace, for another's taken over: the time a turn takes over the starts it got in.
+    // Its own turns' pace, for another's taken over (see #rotaWait): the starts its turn got in.
     if (owner === index && answer === Answer.Accepted) {
-      if (at !== rota.ownAt) [rota.ownSpacing, rota.ownAt, rota.ownIn] = [rota.ownIn > 0 ? ROTA_MS / rota.ownIn : 0, at, 0];
+      if (at !== rota.ownAt) [rota.ownAt, rota.ownIn] = [at, 0];
       rota.ownIn++;
     }
     // A push-back at its own turn's edges is another's clock a little apart (the turns overlap), not its limit.
@@ -617,8 +645,9 @@ export class Pace {
     // Answers in another's turn teach the pace nothing (it is held there, see ROTA_SLOWER); a time-out still does.
     if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
     if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
-    // Taken over at a pace its own limit does not refuse, a push-back is that shard back: probed again at its next turn.
-    if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count];
+    if (at === of.at) of.answers++;
+    if (at === of.at && answer === Answer.PushedBack && of.open === 3) this.#takenBack(owner, at);
+    else if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, at + ROTA_SEEN * count];
     if (answer === Answer.PushedBack) this.pushedBack++;
     // Still counted towards stopping: pushed back in every turn, nothing accepted for stallMs, it stops (contract).
     if (answer === Answer.PushedBack) this.#stopIfHopeless(this.#now(), -1);
@@ -670,7 +699,8 @@ export class Pace {
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
     const wait = this.#rotaWait(inFlight);
-    this.#rotaTurn.until = wait > 0 ? this.#now() + wait : 0;
+    // A wait under the clock's precision (a clock in ms since 1970) would leave pausedFor() at 0: nothing would wake the lanes.
+    this.#rotaTurn.until = wait > 0 ? this.#now() + Math.max(wait, 0.001) : 0;
     if (wait > 0) return false;
     const open = this.pausedUntil === 0 && this.gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
     if (!open && !this.#scheduled(inFlight)) return false;
@@ -1172,7 +1202,9 @@ interface Rota {
   clock: () => number;
   /** Per shard: the turn until which it is taken to be there (NaN: gone). */
   seen: Float64Array;
-  /** Its own last turn, the starts got in there, and the spacing they came to in the turn before. */
+  /** Per gone shard: its turn to probe again, a push-back having come in one taken over (NaN: none). */
+  back: Float64Array;
+  /** Its own last turn, the starts got in there, and the spacing its last whole own turn came to. */
   ownAt: number;
   ownIn: number;
   ownSpacing: number;
