@@ -2,11 +2,12 @@
 // blank lines and comments included, against a budget that only ever goes down. Lower BUDGET when
 // a change makes src/ smaller; the goal is 11,600. Raised for issue 31's pace (the room issue 29 left
 // it under the goal), and again past the goal in its seventeenth pass: the shards' rota and the window
-// hold (+155 lines in pace.ts, 46 taken out elsewhere); a size pass owes the 112 back.
+// hold (+155 lines in pace.ts, 46 taken out elsewhere); a size pass owes the 112 back (the eighteenth
+// pass's size helper is paying it back outside pace.ts, lowering BUDGET with each commit).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_712;
+const BUDGET = 11_708;
 const GOAL = 11_600;
 
 function lines(dir) {
