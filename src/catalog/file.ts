@@ -125,17 +125,15 @@ function inWorkspace(file: string, env: NodeJS.ProcessEnv): boolean {
   }
 }
 
+type Target = { real: string; stat?: fs.Stats | undefined };
+
 /**
  * Follows `file` link by link (at most MAX_LINKS), calling `check` on each hop (the file and each
  * link on the way) with its own stat and its folder's real path; returns the file it leads to (its
  * real path, what a write changes) and its identity, or no identity where nothing is there and
  * `missing` allows it. File-system errors (a hop's or its folder's) name `file`.
  */
-function follow(
-  file: string,
-  check: (hop: string, stat: fs.Stats, dir: string) => void,
-  missing = false,
-): { real: string; stat?: fs.Stats | undefined } {
+function follow(file: string, check: (hop: string, stat: fs.Stats, dir: string) => void, missing = false): Target {
   let hop = path.resolve(file);
   try {
     for (let links = 0; links <= MAX_LINKS; links++) {
@@ -158,7 +156,7 @@ function follow(
  * The file a catalog is read from and written to, links followed: for one the search found, each hop
  * checked as above (in GitHub Actions, inside the workspace, trusted).
  */
-export function catalogTarget(file: string, options: ReadCatalogOptions = {}): { real: string; stat?: fs.Stats | undefined } {
+export function catalogTarget(file: string, options: ReadCatalogOptions = {}): Target {
   // Undefined where files have no owners to compare (Windows).
   const uid = process.getuid?.();
   if (uid !== undefined && (options.source ?? 'found') === 'found' && !inWorkspace(file, options.env ?? process.env))
