@@ -225,8 +225,6 @@ function release(lock: string, text: string): void {
 
 const lockText = () => `${JSON.stringify({ ...thisProcess(), since: new Date().toISOString() })}\n`;
 
-// The settings' rule: wait.
-
 /** How long a settings write waits for the lock by default. */
 export const LOCK_WAIT_MS = 15_000;
 
@@ -280,8 +278,6 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
     release(lock, text);
   }
 }
-
-// A batch's rule: refuse at once.
 
 /** One batch at a time per journal and per failed file: two would both send every row, or lose rows. */
 export class FileLock {
