@@ -289,9 +289,7 @@ export class Journal {
       fs.fsyncSync(fd);
       return new Journal(file, fd, undefined);
     } catch (error) {
-      throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error)}`, {
-        hint: 'name a file in a folder you can write to',
-      });
+      throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error)}`, { hint: 'name a file in a folder you can write to' });
     }
   }
 

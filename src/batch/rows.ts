@@ -155,9 +155,7 @@ export function findColumns(
   if (twice >= 0) throw new UsageError(`${where} names the column "${names[twice]}" twice`, { hint: 'each column needs its own name' });
   const wanted = options.columns ?? DEFAULT_COLUMNS;
   const missing = (key: keyof ColumnNames, hint: string) =>
-    new UsageError(`${where} has no ${wanted[key]} column (its columns: ${excerpt(names.join(', '))})`, {
-      hint,
-    });
+    new UsageError(`${where} has no ${wanted[key]} column (its columns: ${excerpt(names.join(', '))})`, { hint });
   const named = (Object.keys(wanted) as Array<keyof ColumnNames>).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
   if (options.columns && named) throw missing(named, `check --columns ${named}=${wanted[named]}`);
   const columns = {
