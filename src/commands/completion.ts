@@ -50,10 +50,7 @@ const ARGUMENT_VALUES: Record<string, ValueKind> = {
 };
 
 /** An option's values, by its long name, where its placeholder does not say it. */
-const OPTION_VALUES: Record<string, ValueKind> = {
-  '--profile': 'profiles',
-  '--trigger': 'triggers',
-};
+const OPTION_VALUES: Record<string, ValueKind> = { '--profile': 'profiles', '--trigger': 'triggers' };
 
 /** "config set-key": the command's words after `trigger`. */
 const pathOf = (command: Command): string => (command.parent?.parent ? `${pathOf(command.parent)} ${command.name()}` : command.name());
