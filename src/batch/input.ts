@@ -150,9 +150,8 @@ async function* decompressed(source: Readable, compression: Compression, name: s
     yield* source.pipe(inflate) as AsyncIterable<Buffer>;
   } catch (error) {
     if (stopped?.stopped) return;
-    throw new UsageError(`${name}: the ${compression} data cannot be read on (${(error as Error).message}); the rows before it were read`, {
-      hint: 'check that the file was copied whole; the rows after the damage are not in the batch',
-    });
+    const message = `${name}: the ${compression} data cannot be read on (${(error as Error).message}); the rows before it were read`;
+    throw new UsageError(message, { hint: 'check that the file was copied whole; the rows after the damage are not in the batch' });
   } finally {
     source.destroy();
   }
@@ -189,9 +188,8 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
   try {
     stat = fs.statSync(at);
   } catch (error) {
-    throw new UsageError(`cannot read ${source}: ${errnoWords(error, 'reading')}`, {
-      hint: 'give CSV, NDJSON or Parquet files or folders of them, or - for standard input',
-    });
+    const message = `cannot read ${source}: ${errnoWords(error, 'reading')}`;
+    throw new UsageError(message, { hint: 'give CSV, NDJSON or Parquet files or folders of them, or - for standard input' });
   }
   if (stat.isFile()) return [{ path: at, name: source }];
   // A file is looked at before it is read, so a pipe's rows would be gone by then.
@@ -230,9 +228,8 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
     if (compression === 'zstd' && !zstd) throw noZstd(file.name);
     if (!compression && found) {
       const extension = COMPRESSIONS[found].extension;
-      throw new UsageError(`${file.name} is ${found}-compressed, but its name does not end in ${extension}; nothing was sent`, {
-        hint: `rename it to ${file.name}${extension}`,
-      });
+      const message = `${file.name} is ${found}-compressed, but its name does not end in ${extension}; nothing was sent`;
+      throw new UsageError(message, { hint: `rename it to ${file.name}${extension}` });
     }
     if (format === 'parquet' || (format === undefined && isParquet)) {
       if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);

@@ -102,14 +102,12 @@ function load(file: string) {
   const [first, ...records] = whole.split('\n');
   const header = headerOf(first ?? '');
   if (!header) {
-    throw new UsageError(`${file} is not a trigger batch journal`, {
-      hint: 'name a new file for --journal, or the journal an earlier run of this batch wrote',
-    });
+    const hint = 'name a new file for --journal, or the journal an earlier run of this batch wrote';
+    throw new UsageError(`${file} is not a trigger batch journal`, { hint });
   }
   if (header.version !== VERSION) {
-    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
-      hint: 'finish that batch with the trigger that started it',
-    });
+    const message = `the journal ${file} was written by another version of trigger (journal version ${header.version})`;
+    throw new UsageError(message, { hint: 'finish that batch with the trigger that started it' });
   }
   const loaded = {
     header,
@@ -209,9 +207,8 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   }
   if ((header.shard ?? '') !== (options.shard ?? '')) {
     const shard = (s: string | undefined) => (s ? `shard ${s}` : 'the whole input');
-    throw new UsageError(`the journal ${file} is for ${shard(header.shard)}, not ${shard(options.shard)}`, {
-      hint: header.shard ? `pass --shard ${header.shard}` : 'resume without --shard',
-    });
+    const message = `the journal ${file} is for ${shard(header.shard)}, not ${shard(options.shard)}`;
+    throw new UsageError(message, { hint: header.shard ? `pass --shard ${header.shard}` : 'resume without --shard' });
   }
   const before = header.catalog;
   const catalog = options.catalog ?? null;
@@ -227,9 +224,8 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
     });
   }
   if (header.format !== options.format) {
-    throw new UsageError(`the journal ${file} read its input as ${header.format}, not ${options.format}`, {
-      hint: `pass --format ${header.format}`,
-    });
+    const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
+    throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
 }
 

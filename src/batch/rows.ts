@@ -57,9 +57,8 @@ export function parseColumns(text: string): ColumnNames {
     const key = part.slice(0, eq).trim() as keyof ColumnNames;
     const name = part.slice(eq + 1).trim();
     if (eq < 0 || !Object.hasOwn(DEFAULT_COLUMNS, key) || name === '') {
-      throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, {
-        hint: "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount",
-      });
+      const hint = "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount";
+      throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, { hint });
     }
     names[key] = name;
   }
