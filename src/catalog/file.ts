@@ -66,9 +66,8 @@ function unusable(file: string, problem: string, hint = 'name another with --cat
 }
 
 function cannotRead(file: string, error: unknown): ConfigError {
-  return new ConfigError(`cannot read catalog ${printable(file)}: ${errnoWords(error, 'reading')}`, {
-    hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog',
-  });
+  const message = `cannot read catalog ${printable(file)}: ${errnoWords(error, 'reading')}`;
+  return new ConfigError(message, { hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog' });
 }
 
 /** For a message about `hop`, on the way from the file `named`: which link it is, if it is one. */

@@ -83,9 +83,8 @@ export function saveCatalog(file: string, data: CatalogData, was?: fs.Stats): vo
     writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error, 'writing')}`, {
-      hint: 'name another with --catalog <file>',
-    });
+    const message = `cannot write the catalog ${printable(file)}: ${errnoWords(error, 'writing')}`;
+    throw new ConfigError(message, { hint: 'name another with --catalog <file>' });
   }
 }
 
