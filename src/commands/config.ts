@@ -132,9 +132,8 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
   for (const name of names) values.set(name, await shown(name, profileName, profile));
   const overridden = names.filter((name) => env[SETTINGS[name].env]);
   if (nameArgument !== undefined && values.get(names[0]!) === undefined && !overridden.length) {
-    throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
-      hint: `run: trigger config ${SETTINGS[names[0]!].set}${profileName === 'default' ? '' : ` --profile ${profileName}`}`,
-    });
+    const hint = `run: trigger config ${SETTINGS[names[0]!].set}${profileName === 'default' ? '' : ` --profile ${profileName}`}`;
+    throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, { hint });
   }
   if (options.json) {
     // One shape for one setting or all, with the camelCase names `status --json` uses.
