@@ -323,12 +323,11 @@ export class FileLock {
     if (other === undefined) throw new UsageError(`cannot lock ${what}: ${taken.why}`, { hint: taken.hint });
     const away = elsewhere(other);
     const where = away === undefined ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-    throw new UsageError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, {
-      hint:
-        away === undefined
-          ? hint
-          : `${hint}; if that process is gone, delete ${FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`,
-    });
+    const fix =
+      away === undefined
+        ? hint
+        : `${hint}; if that process is gone, delete ${FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`;
+    throw new UsageError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, { hint: fix });
   }
 
   /** Gives the lock up (only if it is still ours). */

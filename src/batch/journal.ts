@@ -200,10 +200,8 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   if (changed >= 0) {
     const w = was[changed]!;
     const whose = was.length === 1 ? '' : ` (file ${changed + 1} of ${was.length})`;
-    throw new UsageError(
-      `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, 'byte')}); ${now[changed]!.path} is not the same file content`,
-      hint,
-    );
+    const message = `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, 'byte')}); ${now[changed]!.path} is not the same file content`;
+    throw new UsageError(message, hint);
   }
   if ((header.shard ?? '') !== (options.shard ?? '')) {
     const shard = (s: string | undefined) => (s ? `shard ${s}` : 'the whole input');

@@ -169,10 +169,8 @@ export function catalogTarget(file: string, options: ReadCatalogOptions = {}): T
  */
 function notOthersLink(named: string, hop: string, stat: fs.Stats, uid: number): void {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
-  throw new ConfigError(
-    `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
-    { hint: 'name the file it leads to with --catalog, if that is the one to change' },
-  );
+  const message = `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`;
+  throw new ConfigError(message, { hint: 'name the file it leads to with --catalog, if that is the one to change' });
 }
 
 /**

@@ -93,9 +93,8 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === 'https:';
   if (!secure && !loopback && !options.allowHttp) {
-    throw new UsageError(
-      `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`,
-    );
+    const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
+    throw new UsageError(message);
   }
   const prefix = url.pathname.replace(/\/+$/, '');
   return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
@@ -122,10 +121,8 @@ export function checkCleartext(baseUrl: BaseUrl, proxy: string | undefined, allo
   if (baseUrl.secure || allowHttp || proxy === undefined) return;
   const proxyHost = URL.canParse(proxy) ? new URL(proxy).hostname : proxy;
   if (isLoopbackHost(proxyHost)) return;
-  throw new UsageError(
-    `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,
-    { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` },
-  );
+  const message = `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`;
+  throw new UsageError(message, { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` });
 }
 
 /**
