@@ -188,12 +188,10 @@ export class TriggerClient {
       onEvent?.({ type: 'error', attempt, message: (outcome.error as Error).message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
       const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
       if (outcome.interrupted) {
-        throw new InterruptedError(
-          notRecorded
-            ? 'interrupted before the event was sent; it was not recorded'
-            : 'interrupted before the service answered; the event may or may not have been recorded',
-          { ...info, notSent: notRecorded },
-        );
+        const message = notRecorded
+          ? 'interrupted before the event was sent; it was not recorded'
+          : 'interrupted before the service answered; the event may or may not have been recorded';
+        throw new InterruptedError(message, { ...info, notSent: notRecorded });
       }
       const error = networkError(
         outcome.error,
