@@ -305,12 +305,9 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
       out.push(csvRow(fields, line, header, columns, options));
       return;
     }
-    columns = findColumns(
-      fields,
-      options,
-      `the CSV header (line ${line})`,
-      'the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>',
-    );
+    const noUser =
+      'the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>';
+    columns = findColumns(fields, options, `the CSV header (line ${line})`, noUser);
     header = fields;
   });
 

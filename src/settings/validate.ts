@@ -47,17 +47,13 @@ export function normalizeApiKey(raw: string, source: string): string {
   const chars = [...key];
   const bad = chars.findIndex((char) => char <= ' ' || char > '~');
   if (bad >= 0) {
-    throw refuse(
-      `contains ${describeKeyCharacter(chars[bad]!)} at position ${bad + 1}`,
-      'copy the key again from the dashboard, as plain text',
-    );
+    const problem = `contains ${describeKeyCharacter(chars[bad]!)} at position ${bad + 1}`;
+    throw refuse(problem, 'copy the key again from the dashboard, as plain text');
   }
   if (key.length < MIN_KEY_LENGTH) {
     const length = `${key.length} character${key.length === 1 ? '' : 's'}`;
-    throw refuse(
-      `is ${length} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more)`,
-      'copy the whole key from the dashboard (a password or a word is not the key)',
-    );
+    const problem = `is ${length} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more)`;
+    throw refuse(problem, 'copy the whole key from the dashboard (a password or a word is not the key)');
   }
   return key;
 }
