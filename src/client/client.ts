@@ -140,19 +140,16 @@ export class TriggerClient {
   /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
   async ready(): Promise<void> {
     if (this.#dispatcher) return;
-    const { dispatcher, proxy } = await openDispatcher(
-      this.baseUrl.origin,
-      {
-        connections: this.#options.connections ?? 1,
-        connect: { timeout: this.timeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        keepAliveTimeout: 4_000,
-        // Node's default (what undici would read from node:http, which is then not loaded at all).
-        maxHeaderSize: 16 * 1024,
-      },
-      this.#options.env,
-    );
+    const pool = {
+      connections: this.#options.connections ?? 1,
+      connect: { timeout: this.timeoutMs },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      keepAliveTimeout: 4_000,
+      // Node's default (what undici would read from node:http, which is then not loaded at all).
+      maxHeaderSize: 16 * 1024,
+    };
+    const { dispatcher, proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env);
     this.#dispatcher = dispatcher;
     this.#proxy = proxy;
   }
@@ -234,17 +231,14 @@ export class TriggerClient {
         return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
       }
     }
-    throw serviceError(
-      { status, headers, ...this.#masked(text, json) },
-      {
-        triggerId: event.triggerId,
-        path: `${this.baseUrl.prefix}${event.path}`,
-        maskedKey: maskKey(this.#apiKey),
-        keySource: this.#options.keySource,
-        retries: this.retries,
-      },
-      { ...info, requestId },
-    );
+    const context = {
+      triggerId: event.triggerId,
+      path: `${this.baseUrl.prefix}${event.path}`,
+      maskedKey: maskKey(this.#apiKey),
+      keySource: this.#options.keySource,
+      retries: this.retries,
+    };
+    throw serviceError({ status, headers, ...this.#masked(text, json) }, context, { ...info, requestId });
   }
 
   /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */

@@ -114,18 +114,15 @@ export async function updateConfig(file: string, update: (data: ConfigData) => C
   } catch (error) {
     throw cannot('create the config folder', path.dirname(file), error);
   }
-  return withLock(
-    file,
-    async () => {
-      const next = update(readConfig(file));
-      try {
-        // Written whole (temporary file, fsync, rename) with mode 0600 even over an older file: it may hold the key.
-        writeFileAtomic(file, `${JSON.stringify(next, undefined, '\t')}\n`, { mode: 0o600, forceMode: true });
-      } catch (error) {
-        throw cannot('write', file, error);
-      }
-      return next;
-    },
-    options,
-  );
+  const change = async () => {
+    const next = update(readConfig(file));
+    try {
+      // Written whole (temporary file, fsync, rename) with mode 0600 even over an older file: it may hold the key.
+      writeFileAtomic(file, `${JSON.stringify(next, undefined, '\t')}\n`, { mode: 0o600, forceMode: true });
+    } catch (error) {
+      throw cannot('write', file, error);
+    }
+    return next;
+  };
+  return withLock(file, change, options);
 }
