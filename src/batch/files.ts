@@ -262,9 +262,8 @@ function defaultFailedName(format: Format, folder: string, locks: FileLock[], wa
   } catch (error) {
     // A batch that keeps nothing needs no file: a read-only folder is only a problem once a row
     // must be kept, and then the batch stops as it would on a full disk, keeping what it can.
-    warn(
-      `warning: the current folder cannot be written (${errnoWords(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`,
-    );
+    const warning = `warning: the current folder cannot be written (${errnoWords(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`;
+    warn(warning);
     return path.join(folder, `trigger-failed-${stamp}${ext}`);
   }
   for (let n = 1; ; n++) {

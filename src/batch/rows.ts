@@ -385,17 +385,13 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
               ? `"${names.value}" must be a number, not ${describe(value)}`
               : undefined;
     if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
-    return makeRow(
-      line,
-      record,
-      {
-        triggerId: (triggerId as string | null | undefined) ?? undefined,
-        userId: userId === undefined ? undefined : String(userId),
-        value: typeof value === 'number' ? valueText : ((value as string | null | undefined) ?? undefined),
-        error,
-      },
-      options,
-    );
+    const fields = {
+      triggerId: (triggerId as string | null | undefined) ?? undefined,
+      userId: userId === undefined ? undefined : String(userId),
+      value: typeof value === 'number' ? valueText : ((value as string | null | undefined) ?? undefined),
+      error,
+    };
+    return makeRow(line, record, fields, options);
   };
   return { rows: mapLines(stream, options, toRow), header: () => undefined };
 }

@@ -370,9 +370,8 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
     const known = seen.size - added.length;
     if (added.length > 0) target.save({ ...target.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
-    io.stdout(
-      `${io.outColors.success('imported')} ${count(added.length, 'trigger')} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
-    );
+    const imported = `${io.outColors.success('imported')} ${count(added.length, 'trigger')} into ${target.shown}`;
+    io.stdout(`${imported}${known ? ` (${known} already there)` : ''}`);
     for (const id of added) io.stdout(`  ${printable(id)}`);
     if (added.length === 0) return;
     writeSchema(target, io);
