@@ -190,12 +190,8 @@ export class TriggerClient {
           : 'interrupted before the service answered; the event may or may not have been recorded';
         throw new InterruptedError(message, { ...info, notSent: notRecorded });
       }
-      const error = networkError(
-        outcome.error,
-        outcome.timedOut,
-        { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
-        { ...info, recorded: notRecorded ? 'no' : 'unknown' },
-      );
+      const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource };
+      const error = networkError(outcome.error, outcome.timedOut, connection, { ...info, recorded: notRecorded ? 'no' : 'unknown' });
       if (canRetry && notRecorded && !isPermanent(outcome.error))
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };
       throw error;
