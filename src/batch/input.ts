@@ -167,10 +167,8 @@ const parquetOnStdin = (what = 'standard input is a Parquet file') =>
 async function* sniffedStdin(source: Readable, mark: Stopped): AsyncGenerator<Buffer> {
   // A magic number may come split over two reads of a pipe (waiting only while the bytes could be one).
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from('PAR1')]];
-  const { head, stream } = await peek(
-    source,
-    (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b)),
-  );
+  const mayBeMagic = (bytes: Buffer) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b));
+  const { head, stream } = await peek(source, mayBeMagic);
   if (head.subarray(0, 4).toString('latin1') === 'PAR1') throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;

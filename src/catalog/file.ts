@@ -81,11 +81,10 @@ function through(named: string, hop: string): string {
  */
 function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
   const folder = fs.statSync(dir);
-  const untrusted = (problem: string, fix: string) =>
-    new ConfigError(
-      `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
-      { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
-    );
+  const untrusted = (problem: string, fix: string) => {
+    const message = `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`;
+    return new ConfigError(message, { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` });
+  };
   if (stat.uid !== uid && stat.uid !== 0)
     throw untrusted(
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
