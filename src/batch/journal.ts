@@ -184,11 +184,10 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
   if (!options.resume) {
     const batch = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
-    throw new UsageError(`the journal ${file} already records ${batch} (${describeLoaded(loaded)}); nothing was sent`, {
-      hint: loaded.done
-        ? `sending it again would double those events; to do so on purpose, delete ${file} first`
-        : `carry it on with: ${options.resumeCommand}`,
-    });
+    const next = loaded.done
+      ? `sending it again would double those events; to do so on purpose, delete ${file} first`
+      : `carry it on with: ${options.resumeCommand}`;
+    throw new UsageError(`the journal ${file} already records ${batch} (${describeLoaded(loaded)}); nothing was sent`, { hint: next });
   }
   const now = options.inputs;
   const hint = { hint: 'resume with the input the journal was made for, or name a new --journal for this one' };
