@@ -2,11 +2,13 @@
 // blank lines and comments included, against a budget that only ever goes down. Lower BUDGET when
 // a change makes src/ smaller; the goal is 11,600. Raised for issue 31's pace (the room issue 29 left
 // it under the goal), and again past the goal in its seventeenth pass: the shards' rota and the window
-// hold (+155 lines in pace.ts, 46 taken out elsewhere); a size pass owes the 112 back.
+// hold (+155 lines in pace.ts, 46 taken out elsewhere). The eighteenth pass's size pass paid the 112
+// back outside pace.ts (long messages and arguments named before the one call that takes them, types
+// named once), so the budget is at the goal again.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_712;
+const BUDGET = 11_600;
 const GOAL = 11_600;
 
 function lines(dir) {

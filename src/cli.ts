@@ -80,12 +80,10 @@ function asTriggerError(error: unknown, mode: Mode): TriggerError {
   if (error instanceof CommanderError && error.code === 'commander.help')
     return new UsageError('a command is needed: the help above lists them');
   if (error instanceof CommanderError) return new UsageError(usageWords(error.message).replace(/^error: /, ''));
-  const message = (error as Error)?.message ?? String(error);
+  const thrown = (error as Error)?.message ?? String(error);
+  const message = `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${thrown}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`;
   // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
-  return new TriggerError(
-    'bug',
-    `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`,
-  );
+  return new TriggerError('bug', message);
 }
 
 /** Turns anything thrown into output and an exit code. The only place the process outcome is decided. */

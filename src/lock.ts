@@ -225,8 +225,6 @@ function release(lock: string, text: string): void {
 
 const lockText = () => `${JSON.stringify({ ...thisProcess(), since: new Date().toISOString() })}\n`;
 
-// The settings' rule: wait.
-
 /** How long a settings write waits for the lock by default. */
 export const LOCK_WAIT_MS = 15_000;
 
@@ -243,9 +241,8 @@ export function lockWaitMs(env: NodeJS.ProcessEnv): number {
   if (raw === undefined || raw === '') return LOCK_WAIT_MS;
   const seconds = Number(raw);
   if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds)) {
-    throw new ConfigError(`TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`, {
-      hint: 'set it to e.g. 15, or unset it',
-    });
+    const message = `TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`;
+    throw new ConfigError(message, { hint: 'set it to e.g. 15, or unset it' });
   }
   return seconds * 1000;
 }
@@ -280,8 +277,6 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
     release(lock, text);
   }
 }
-
-// A batch's rule: refuse at once.
 
 /** One batch at a time per journal and per failed file: two would both send every row, or lose rows. */
 export class FileLock {
@@ -328,12 +323,11 @@ export class FileLock {
     if (other === undefined) throw new UsageError(`cannot lock ${what}: ${taken.why}`, { hint: taken.hint });
     const away = elsewhere(other);
     const where = away === undefined ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-    throw new UsageError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, {
-      hint:
-        away === undefined
-          ? hint
-          : `${hint}; if that process is gone, delete ${FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`,
-    });
+    const fix =
+      away === undefined
+        ? hint
+        : `${hint}; if that process is gone, delete ${FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`;
+    throw new UsageError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, { hint: fix });
   }
 
   /** Gives the lock up (only if it is still ours). */

@@ -353,17 +353,13 @@ function normalizeApiKey(raw, source) {
   const chars = [...key];
   const bad = chars.findIndex((char) => char <= " " || char > "~");
   if (bad >= 0) {
-    throw refuse(
-      `contains ${describeKeyCharacter(chars[bad])} at position ${bad + 1}`,
-      "copy the key again from the dashboard, as plain text"
-    );
+    const problem = `contains ${describeKeyCharacter(chars[bad])} at position ${bad + 1}`;
+    throw refuse(problem, "copy the key again from the dashboard, as plain text");
   }
   if (key.length < MIN_KEY_LENGTH) {
     const length = `${key.length} character${key.length === 1 ? "" : "s"}`;
-    throw refuse(
-      `is ${length} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more)`,
-      "copy the whole key from the dashboard (a password or a word is not the key)"
-    );
+    const problem = `is ${length} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more)`;
+    throw refuse(problem, "copy the whole key from the dashboard (a password or a word is not the key)");
   }
   return key;
 }
@@ -391,9 +387,8 @@ function parseBaseUrl(raw, options = {}) {
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === "https:";
   if (!secure && !loopback && !options.allowHttp) {
-    throw new UsageError(
-      `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`
-    );
+    const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
+    throw new UsageError(message);
   }
   const prefix = url.pathname.replace(/\/+$/, "");
   return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
@@ -408,10 +403,8 @@ function checkCleartext(baseUrl, proxy, allowHttp) {
   if (baseUrl.secure || allowHttp || proxy === void 0) return;
   const proxyHost = URL.canParse(proxy) ? new URL(proxy).hostname : proxy;
   if (isLoopbackHost(proxyHost)) return;
-  throw new UsageError(
-    `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,
-    { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` }
-  );
+  const message = `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`;
+  throw new UsageError(message, { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` });
 }
 function insecureTlsWarning(env2) {
   if (env2.NODE_TLS_REJECT_UNAUTHORIZED !== "0") return void 0;
@@ -911,15 +904,13 @@ function displayProxy(proxy) {
 }
 function parseProxy(choice) {
   if (!URL.canParse(choice.url)) {
-    throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, {
-      hint: `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`
-    });
+    const hint = `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`;
+    throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, { hint });
   }
   const url = new URL(choice.url);
   if (!["http:", "https:"].includes(url.protocol) || url.hostname === "") {
-    throw new UsageError(`${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`, {
-      hint: "an http:// or https:// proxy is needed (host:port is taken as http://host:port)"
-    });
+    const message = `${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`;
+    throw new UsageError(message, { hint: "an http:// or https:// proxy is needed (host:port is taken as http://host:port)" });
   }
   return url;
 }
@@ -4584,9 +4575,8 @@ function parseShard(text) {
   const index = Number(match?.[1]);
   const count2 = Number(match?.[2]);
   if (!match || count2 < 1 || count2 > 1e4 || index < 1 || index > count2) {
-    throw new UsageError(`--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`, {
-      hint: "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>"
-    });
+    const message = `--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`;
+    throw new UsageError(message, { hint: "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>" });
   }
   return { index, count: count2 };
 }
@@ -5437,9 +5427,8 @@ function encodeSegment(segment, name) {
   if (segment.length === 0) throw new UsageError(`${name} must not be empty`);
   if (!segment.isWellFormed()) throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
   if (segment.includes("\uFFFD")) {
-    throw new UsageError(`${name} is not valid UTF-8 text (it holds U+FFFD, the mark of bytes that could not be read); it cannot be sent`, {
-      hint: "give the id as UTF-8 text"
-    });
+    const message = `${name} is not valid UTF-8 text (it holds U+FFFD, the mark of bytes that could not be read); it cannot be sent`;
+    throw new UsageError(message, { hint: "give the id as UTF-8 text" });
   }
   const encoded = encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return /^\.+$/.test(encoded) ? encoded.replaceAll(".", "%2E") : encoded;
@@ -32524,19 +32513,16 @@ var init_client = __esm({
       /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
       async ready() {
         if (this.#dispatcher) return;
-        const { dispatcher, proxy } = await openDispatcher(
-          this.baseUrl.origin,
-          {
-            connections: this.#options.connections ?? 1,
-            connect: { timeout: this.timeoutMs },
-            headersTimeout: this.timeoutMs,
-            bodyTimeout: this.timeoutMs,
-            keepAliveTimeout: 4e3,
-            // Node's default (what undici would read from node:http, which is then not loaded at all).
-            maxHeaderSize: 16 * 1024
-          },
-          this.#options.env
-        );
+        const pool = {
+          connections: this.#options.connections ?? 1,
+          connect: { timeout: this.timeoutMs },
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+          keepAliveTimeout: 4e3,
+          // Node's default (what undici would read from node:http, which is then not loaded at all).
+          maxHeaderSize: 16 * 1024
+        };
+        const { dispatcher, proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env);
         this.#dispatcher = dispatcher;
         this.#proxy = proxy;
       }
@@ -32568,17 +32554,11 @@ var init_client = __esm({
           onEvent?.({ type: "error", attempt, message: outcome.error.message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
           if (outcome.interrupted) {
-            throw new InterruptedError(
-              notRecorded ? "interrupted before the event was sent; it was not recorded" : "interrupted before the service answered; the event may or may not have been recorded",
-              { ...info2, notSent: notRecorded }
-            );
+            const message = notRecorded ? "interrupted before the event was sent; it was not recorded" : "interrupted before the service answered; the event may or may not have been recorded";
+            throw new InterruptedError(message, { ...info2, notSent: notRecorded });
           }
-          const error2 = networkError(
-            outcome.error,
-            outcome.timedOut,
-            { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
-            { ...info2, recorded: notRecorded ? "no" : "unknown" }
-          );
+          const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource };
+          const error2 = networkError(outcome.error, outcome.timedOut, connection, { ...info2, recorded: notRecorded ? "no" : "unknown" });
           if (canRetry && notRecorded && !isPermanent(outcome.error))
             return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           throw error2;
@@ -32610,17 +32590,14 @@ var init_client = __esm({
             return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
           }
         }
-        throw serviceError(
-          { status: status2, headers, ...this.#masked(text, json) },
-          {
-            triggerId: event.triggerId,
-            path: `${this.baseUrl.prefix}${event.path}`,
-            maskedKey: maskKey(this.#apiKey),
-            keySource: this.#options.keySource,
-            retries: this.retries
-          },
-          { ...info2, requestId }
-        );
+        const context = {
+          triggerId: event.triggerId,
+          path: `${this.baseUrl.prefix}${event.path}`,
+          maskedKey: maskKey(this.#apiKey),
+          keySource: this.#options.keySource,
+          retries: this.retries
+        };
+        throw serviceError({ status: status2, headers, ...this.#masked(text, json) }, context, { ...info2, requestId });
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
       #masked(text, json) {
@@ -36072,9 +36049,8 @@ function lockWaitMs(env2) {
   if (raw === void 0 || raw === "") return LOCK_WAIT_MS;
   const seconds2 = Number(raw);
   if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds2)) {
-    throw new ConfigError(`TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`, {
-      hint: "set it to e.g. 15, or unset it"
-    });
+    const message = `TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`;
+    throw new ConfigError(message, { hint: "set it to e.g. 15, or unset it" });
   }
   return seconds2 * 1e3;
 }
@@ -36159,9 +36135,8 @@ var init_lock = __esm({
         if (other === void 0) throw new UsageError(`cannot lock ${what}: ${taken.why}`, { hint: taken.hint });
         const away = elsewhere(other);
         const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-        throw new UsageError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, {
-          hint: away === void 0 ? hint : `${hint}; if that process is gone, delete ${_FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`
-        });
+        const fix = away === void 0 ? hint : `${hint}; if that process is gone, delete ${_FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`;
+        throw new UsageError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, { hint: fix });
       }
       /** Gives the lock up (only if it is still ours). */
       release() {
@@ -36190,9 +36165,8 @@ function readConfig(file) {
   try {
     data = JSON.parse(text);
   } catch (error2) {
-    throw new ConfigError(`config file ${file} is not valid JSON (${error2.message}); it was left untouched`, {
-      hint: `fix or delete it, then run: trigger config set-key`
-    });
+    const message = `config file ${file} is not valid JSON (${error2.message}); it was left untouched`;
+    throw new ConfigError(message, { hint: `fix or delete it, then run: trigger config set-key` });
   }
   if (typeof data !== "object" || data === null || Array.isArray(data))
     throw new ConfigError(`config file ${file} does not hold a JSON object; it was left untouched`);
@@ -36206,9 +36180,8 @@ function getProfile(data, name) {
   return typeof profile === "object" && profile !== null ? profile : void 0;
 }
 function cannot(what, target2, error2) {
-  return new ConfigError(`cannot ${what} ${target2}: ${errnoWords(error2, "writing")}`, {
-    hint: "set TRIGGER_CONFIG_DIR to a folder you can write to"
-  });
+  const message = `cannot ${what} ${target2}: ${errnoWords(error2, "writing")}`;
+  return new ConfigError(message, { hint: "set TRIGGER_CONFIG_DIR to a folder you can write to" });
 }
 async function updateConfig(file, update, options = {}) {
   readConfig(file);
@@ -36217,20 +36190,17 @@ async function updateConfig(file, update, options = {}) {
   } catch (error2) {
     throw cannot("create the config folder", import_node_path4.default.dirname(file), error2);
   }
-  return withLock(
-    file,
-    async () => {
-      const next = update(readConfig(file));
-      try {
-        writeFileAtomic(file, `${JSON.stringify(next, void 0, "	")}
+  const change = async () => {
+    const next = update(readConfig(file));
+    try {
+      writeFileAtomic(file, `${JSON.stringify(next, void 0, "	")}
 `, { mode: 384, forceMode: true });
-      } catch (error2) {
-        throw cannot("write", file, error2);
-      }
-      return next;
-    },
-    options
-  );
+    } catch (error2) {
+      throw cannot("write", file, error2);
+    }
+    return next;
+  };
+  return withLock(file, change, options);
 }
 var import_node_fs4, import_node_path4, SETTINGS2, PROFILE_NAME;
 var init_store = __esm({
@@ -36321,9 +36291,8 @@ async function loadKey(profile) {
     });
   }
   if (key === null || key === "") {
-    throw new ConfigError(`the API key of profile "${profile}" should be in ${storeName()} but is not there`, {
-      hint: `store it again: trigger config set-key${profile === "default" ? "" : ` --profile ${profile}`}`
-    });
+    const hint = `store it again: trigger config set-key${profile === "default" ? "" : ` --profile ${profile}`}`;
+    throw new ConfigError(`the API key of profile "${profile}" should be in ${storeName()} but is not there`, { hint });
   }
   return key;
 }
@@ -36398,19 +36367,18 @@ function unusable(file, problem, hint = "name another with --catalog <file>, or 
   return new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
 }
 function cannotRead(file, error2) {
-  return new ConfigError(`cannot read catalog ${printable(file)}: ${errnoWords(error2, "reading")}`, {
-    hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog"
-  });
+  const message = `cannot read catalog ${printable(file)}: ${errnoWords(error2, "reading")}`;
+  return new ConfigError(message, { hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog" });
 }
 function through(named, hop) {
   return hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
 }
 function checkHop(found2, hop, stat, dir, uid) {
   const folder = import_node_fs6.default.statSync(dir);
-  const untrusted = (problem, fix) => new ConfigError(
-    `catalog ${printable(found2)} is not trusted${through(found2, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
-    { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` }
-  );
+  const untrusted = (problem, fix) => {
+    const message = `catalog ${printable(found2)} is not trusted${through(found2, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`;
+    return new ConfigError(message, { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` });
+  };
   if (stat.uid !== uid && stat.uid !== 0)
     throw untrusted(
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
@@ -36466,10 +36434,8 @@ function catalogTarget(file, options = {}) {
 }
 function notOthersLink(named, hop, stat, uid) {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
-  throw new ConfigError(
-    `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
-    { hint: "name the file it leads to with --catalog, if that is the one to change" }
-  );
+  const message = `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`;
+  throw new ConfigError(message, { hint: "name the file it leads to with --catalog, if that is the one to change" });
 }
 function sameFile(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
@@ -36677,9 +36643,8 @@ function catalogError(file, problems) {
   const first = problems[0];
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : "";
   const where2 = first.line === void 0 ? printable(file) : `${printable(file)}:${first.line}`;
-  return new ConfigError(`catalog ${where2}: ${first.message}${more}`, {
-    hint: "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it"
-  });
+  const hint = "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it";
+  return new ConfigError(`catalog ${where2}: ${first.message}${more}`, { hint });
 }
 function remember(record, file, identity, known) {
   const { [file]: _earlier, ...others } = known;
@@ -36910,15 +36875,13 @@ function activeProfile(flags, env2) {
 function unknownProfile(name, configFile, config) {
   const known = Object.keys(config.profiles ?? {});
   const others = known.length ? `known profiles: ${known.join(", ")}; or ` : "";
-  return new ConfigError(`profile "${name}" is not in ${configFile}`, {
-    hint: `${others}create it with: trigger config set-key --profile ${name}`
-  });
+  const hint = `${others}create it with: trigger config set-key --profile ${name}`;
+  return new ConfigError(`profile "${name}" is not in ${configFile}`, { hint });
 }
 function notSet(setting, profile) {
   const named = profile.explicit ? ` --profile ${profile.name}` : "";
-  return new ConfigError(`no ${setting.words} is set`, {
-    hint: `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`
-  });
+  const hint = `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`;
+  return new ConfigError(`no ${setting.words} is set`, { hint });
 }
 function collected(problems, fn) {
   try {
@@ -37090,12 +37053,9 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
       if (found2.trigger.id !== triggerId) event = eventOf(found2.trigger.id, userId, event.value);
     }
     if (options.dryRun) return printDryRun(settings, event, options, io, env2);
-    const spinner = startSpinner(
-      `firing ${printable(triggerId)} for ${printable(userId)}`,
-      spinnerWanted(env2, io.terminal) && !options.quiet && !options.verbose,
-      io.errColors.enabled,
-      io.terminal.stream
-    );
+    const firing = `firing ${printable(triggerId)} for ${printable(userId)}`;
+    const shown2 = spinnerWanted(env2, io.terminal) && !options.quiet && !options.verbose;
+    const spinner = startSpinner(firing, shown2, io.errColors.enabled, io.terminal.stream);
     const onRetry = (delayMs, reason2) => spinner.update(`${printable(reason2)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
     const controller = new AbortController();
     const removeSignals = onStopSignals((signal) => controller.abort(signal));
@@ -37237,9 +37197,8 @@ async function* readLines(stream, stop) {
     const wide = first ? wideEncoding(all) : void 0;
     first = false;
     if (wide) {
-      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
-        hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`
-      });
+      const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
+      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, { hint });
     }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
@@ -37318,9 +37277,8 @@ function parseColumns(text) {
     const key = part.slice(0, eq).trim();
     const name = part.slice(eq + 1).trim();
     if (eq < 0 || !Object.hasOwn(DEFAULT_COLUMNS, key) || name === "") {
-      throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, {
-        hint: "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount"
-      });
+      const hint = "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount";
+      throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, { hint });
     }
     names[key] = name;
   }
@@ -37369,9 +37327,7 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
   const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
   if (twice >= 0) throw new UsageError(`${where2} names the column "${names[twice]}" twice`, { hint: "each column needs its own name" });
   const wanted = options.columns ?? DEFAULT_COLUMNS;
-  const missing = (key, hint) => new UsageError(`${where2} has no ${wanted[key]} column (its columns: ${excerpt(names.join(", "))})`, {
-    hint
-  });
+  const missing = (key, hint) => new UsageError(`${where2} has no ${wanted[key]} column (its columns: ${excerpt(names.join(", "))})`, { hint });
   const named = Object.keys(wanted).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
   if (options.columns && named) throw missing(named, `check --columns ${named}=${wanted[named]}`);
   const columns = {
@@ -37407,12 +37363,8 @@ function readCsv(stream, options, format2) {
       out.push(csvRow(fields, line, header, columns, options));
       return;
     }
-    columns = findColumns(
-      fields,
-      options,
-      `the CSV header (line ${line})`,
-      "the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>"
-    );
+    const noUser = "the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>";
+    columns = findColumns(fields, options, `the CSV header (line ${line})`, noUser);
     header = fields;
   });
   function* take3(atEnd) {
@@ -37469,17 +37421,13 @@ function readNdjson(stream, options) {
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
     const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
     if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
-    return makeRow(
-      line,
-      record,
-      {
-        triggerId: triggerId ?? void 0,
-        userId: userId === void 0 ? void 0 : String(userId),
-        value: typeof value === "number" ? valueText : value ?? void 0,
-        error: error2
-      },
-      options
-    );
+    const fields = {
+      triggerId: triggerId ?? void 0,
+      userId: userId === void 0 ? void 0 : String(userId),
+      value: typeof value === "number" ? valueText : value ?? void 0,
+      error: error2
+    };
+    return makeRow(line, record, fields, options);
   };
   return { rows: mapLines(stream, options, toRow), header: () => void 0 };
 }
@@ -41734,9 +41682,8 @@ function valueReader(element) {
   };
 }
 function broken(name, why) {
-  return new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, {
-    hint: "check that the export finished and the file was copied whole (a Parquet file ends with its footer)"
-  });
+  const hint = "check that the export finished and the file was copied whole (a Parquet file ends with its footer)";
+  return new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, { hint });
 }
 async function openParquet(file, name, options) {
   const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
@@ -41871,19 +41818,16 @@ async function* decompressed(source, compression, name, stopped) {
     yield* source.pipe(inflate);
   } catch (error2) {
     if (stopped?.stopped) return;
-    throw new UsageError(`${name}: the ${compression} data cannot be read on (${error2.message}); the rows before it were read`, {
-      hint: "check that the file was copied whole; the rows after the damage are not in the batch"
-    });
+    const message = `${name}: the ${compression} data cannot be read on (${error2.message}); the rows before it were read`;
+    throw new UsageError(message, { hint: "check that the file was copied whole; the rows after the damage are not in the batch" });
   } finally {
     source.destroy();
   }
 }
 async function* sniffedStdin(source, mark) {
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from("PAR1")]];
-  const { head, stream } = await peek(
-    source,
-    (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b))
-  );
+  const mayBeMagic = (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b));
+  const { head, stream } = await peek(source, mayBeMagic);
   if (head.subarray(0, 4).toString("latin1") === "PAR1") throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
@@ -41895,9 +41839,8 @@ function filesOf(source, cwd) {
   try {
     stat = import_node_fs9.default.statSync(at);
   } catch (error2) {
-    throw new UsageError(`cannot read ${source}: ${errnoWords(error2, "reading")}`, {
-      hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input"
-    });
+    const message = `cannot read ${source}: ${errnoWords(error2, "reading")}`;
+    throw new UsageError(message, { hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input" });
   }
   if (stat.isFile()) return [{ path: at, name: source }];
   if (!stat.isDirectory())
@@ -41924,9 +41867,8 @@ async function openFile(file, options) {
     if (compression === "zstd" && !zstd2) throw noZstd(file.name);
     if (!compression && found2) {
       const extension = COMPRESSIONS[found2].extension;
-      throw new UsageError(`${file.name} is ${found2}-compressed, but its name does not end in ${extension}; nothing was sent`, {
-        hint: `rename it to ${file.name}${extension}`
-      });
+      const message = `${file.name} is ${found2}-compressed, but its name does not end in ${extension}; nothing was sent`;
+      throw new UsageError(message, { hint: `rename it to ${file.name}${extension}` });
     }
     if (format2 === "parquet" || format2 === void 0 && isParquet) {
       if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);
@@ -42116,10 +42058,8 @@ function summaryLines(s, c) {
   const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
   if (s.dryRun) {
     const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
-    return [
-      `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
-      ...keptLines(s, c)
-    ];
+    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    return [checked, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
   const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
@@ -42250,14 +42190,12 @@ function load2(file) {
   const [first, ...records] = whole.split("\n");
   const header = headerOf(first ?? "");
   if (!header) {
-    throw new UsageError(`${file} is not a trigger batch journal`, {
-      hint: "name a new file for --journal, or the journal an earlier run of this batch wrote"
-    });
+    const hint = "name a new file for --journal, or the journal an earlier run of this batch wrote";
+    throw new UsageError(`${file} is not a trigger batch journal`, { hint });
   }
   if (header.version !== VERSION2) {
-    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
-      hint: "finish that batch with the trigger that started it"
-    });
+    const message = `the journal ${file} was written by another version of trigger (journal version ${header.version})`;
+    throw new UsageError(message, { hint: "finish that batch with the trigger that started it" });
   }
   const loaded = {
     header,
@@ -42319,9 +42257,8 @@ function refuseToCarryOn(file, loaded, options) {
   const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
   if (!options.resume) {
     const batch2 = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
-    throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, {
-      hint: loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`
-    });
+    const next = loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`;
+    throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, { hint: next });
   }
   const now = options.inputs;
   const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
@@ -42333,16 +42270,13 @@ function refuseToCarryOn(file, loaded, options) {
   if (changed >= 0) {
     const w = was[changed];
     const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
-    throw new UsageError(
-      `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`,
-      hint
-    );
+    const message = `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`;
+    throw new UsageError(message, hint);
   }
   if ((header.shard ?? "") !== (options.shard ?? "")) {
     const shard2 = (s) => s ? `shard ${s}` : "the whole input";
-    throw new UsageError(`the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`, {
-      hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard"
-    });
+    const message = `the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`;
+    throw new UsageError(message, { hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard" });
   }
   const before = header.catalog;
   const catalog = options.catalog ?? null;
@@ -42354,9 +42288,8 @@ function refuseToCarryOn(file, loaded, options) {
     });
   }
   if (header.format !== options.format) {
-    throw new UsageError(`the journal ${file} read its input as ${header.format}, not ${options.format}`, {
-      hint: `pass --format ${header.format}`
-    });
+    const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
+    throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
 }
 var import_node_crypto, import_node_fs10, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
@@ -42433,9 +42366,7 @@ var init_journal = __esm({
           import_node_fs10.default.fsyncSync(fd);
           return new _Journal(file, fd, void 0);
         } catch (error2) {
-          throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, {
-            hint: "name a file in a folder you can write to"
-          });
+          throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, { hint: "name a file in a folder you can write to" });
         }
       }
       /** The outcome an earlier run gave this line, if it gave one. */
@@ -42558,9 +42489,8 @@ function checkPaths(sources, options) {
       throw new UsageError(`${flag} ${file} is ${input2}; it would be overwritten`, { hint: `name another file for ${flag}` });
   }
   if (options.failed && options.json && sameFile2(options.failed, 1)) {
-    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
-      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false'
-    });
+    const hint = 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false';
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, { hint });
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
@@ -42641,9 +42571,8 @@ function openWritten(input2, header, options, catalog, folder, warn) {
       try {
         written.failed = open(file, false);
       } catch (error2) {
-        throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error2)}`, {
-          hint: "name a file in a folder that exists and that you can write to"
-        });
+        const message = `cannot write --failed ${file}: ${errnoWords(error2)}`;
+        throw new UsageError(message, { hint: "name a file in a folder that exists and that you can write to" });
       }
     } else if (!dryRun) {
       written.failed = open(defaultFailedName(input2.format, folder, written.locks, warn), true);
@@ -42682,9 +42611,8 @@ function defaultFailedName(format2, folder, locks, warn) {
   try {
     import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
   } catch (error2) {
-    warn(
-      `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`
-    );
+    const warning2 = `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`;
+    warn(warning2);
     return import_node_path13.default.join(folder, `trigger-failed-${stamp}${ext}`);
   }
   for (let n = 1; ; n++) {
@@ -44113,9 +44041,8 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
   if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) {
-    throw new UsageError(`--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`, {
-      hint: "drop one of them"
-    });
+    const message = `--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`;
+    throw new UsageError(message, { hint: "drop one of them" });
   }
   checkPaths(sources, options);
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
@@ -44417,10 +44344,8 @@ async function setKey(keyArgument, options, ctx) {
     if (failure !== void 0) inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === "keychain";
-  await saveProfile((profile) => ({
-    ...without(profile, "api-key"),
-    ...inFile === void 0 ? { apiKeyStorage: "keychain" } : { apiKey: key }
-  }));
+  const stored = inFile === void 0 ? { apiKeyStorage: "keychain" } : { apiKey: key };
+  await saveProfile((profile) => ({ ...without(profile, "api-key"), ...stored }));
   const saved = `${io.outColors.success("\u2714")} API key ${maskKey(key)} saved`;
   if (inFile === void 0) io.stdout(`${saved} in ${storeName()} for profile "${name}"`);
   else {
@@ -44450,9 +44375,8 @@ async function get(nameArgument, options, { io, env: env2 }) {
   for (const name of names) values.set(name, await shown(name, profileName, profile));
   const overridden = names.filter((name) => env2[SETTINGS2[name].env]);
   if (nameArgument !== void 0 && values.get(names[0]) === void 0 && !overridden.length) {
-    throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
-      hint: `run: trigger config ${SETTINGS2[names[0]].set}${profileName === "default" ? "" : ` --profile ${profileName}`}`
-    });
+    const hint = `run: trigger config ${SETTINGS2[names[0]].set}${profileName === "default" ? "" : ` --profile ${profileName}`}`;
+    throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, { hint });
   }
   if (options.json) {
     const settings = Object.fromEntries(names.map((name) => [SETTINGS2[name].field, values.get(name) ?? null]));
@@ -44479,12 +44403,9 @@ async function list(options, { io, env: env2 }) {
   const active = selectedProfile({}, env2, config);
   const rows2 = [];
   for (const [name, profile] of Object.entries(profiles)) {
-    rows2.push({
-      profile: name,
-      active: name === active.name,
-      apiKey: await shown("api-key", name, profile) ?? null,
-      baseUrl: await shown("base-url", name, profile) ?? null
-    });
+    const apiKey = await shown("api-key", name, profile) ?? null;
+    const baseUrl = await shown("base-url", name, profile) ?? null;
+    rows2.push({ profile: name, active: name === active.name, apiKey, baseUrl });
   }
   if (options.json) {
     io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
@@ -44625,12 +44546,11 @@ async function collectStatus(options, { env: env2, cwd }) {
 }
 function statusLines(s, io) {
   const c = io.outColors;
-  const profileWhy = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" }[s.profile.source];
   const row = (label, text) => `${c.dim(label.padEnd(10))}${text}`;
   const setting = (value, from) => from ? `${value} ${c.dim(`from ${SOURCE_WORDS[from.source]}: ${from.from}`)}` : c.error("not set");
   const catalog = s.catalog ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? "cannot be used" : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? "" : "s"}`}; ${CATALOG_WORDS[s.catalog.source]})`)}` : c.dim("none (no triggers.json here or above)");
   return [
-    row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
+    row("profile", `${c.bold(s.profile.name)} ${c.dim(`(${PROFILE_WORDS[s.profile.source]})`)}`),
     row("api key", setting(s.apiKey?.masked, s.apiKey)),
     row("base URL", setting(s.baseUrl?.url, s.baseUrl)),
     row("config", `${s.configFile.path} ${c.dim(s.configFile.exists ? `(mode ${s.configFile.mode})` : "(not created yet)")}`),
@@ -44653,7 +44573,7 @@ function command4(program2, ctx) {
     program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)")
   ).option("--json", "print one JSON object").addHelpText("after", EXAMPLES3).action((options) => status(options, ctx));
 }
-var import_node_fs14, SOURCE_WORDS, CATALOG_WORDS, EXAMPLES3;
+var import_node_fs14, SOURCE_WORDS, CATALOG_WORDS, PROFILE_WORDS, EXAMPLES3;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
@@ -44673,6 +44593,7 @@ var init_status = __esm({
       keychain: "credential store"
     };
     CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
+    PROFILE_WORDS = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" };
     EXAMPLES3 = `
 Examples:
   $ trigger status
@@ -44905,13 +44826,11 @@ function openLog(file) {
     }
   } catch (error2) {
     if (error2.code === "ENXIO") {
-      throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
-        hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator`
-      });
+      const message2 = `the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`;
+      throw new UsageError(message2, { hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator` });
     }
-    throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error2, "writing")}`, {
-      hint: "check that its folder exists and is writable"
-    });
+    const message = `cannot open the log file ${file}: ${errnoWords(error2, "writing")}`;
+    throw new UsageError(message, { hint: "check that its folder exists and is writable" });
   }
 }
 function eventJson(event) {
@@ -45105,18 +45024,15 @@ function saveCatalog(file, data, was) {
     writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error2) {
     if (error2 instanceof ConfigError) throw error2;
-    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`, {
-      hint: "name another with --catalog <file>"
-    });
+    const message = `cannot write the catalog ${printable(file)}: ${errnoWords(error2, "writing")}`;
+    throw new ConfigError(message, { hint: "name another with --catalog <file>" });
   }
 }
 function stillThere(file, was) {
   const now = import_node_fs16.default.lstatSync(file, { throwIfNoEntry: false });
   if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
-  throw new ConfigError(
-    `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`,
-    { hint: "look at it, then run the command again" }
-  );
+  const message = `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`;
+  throw new ConfigError(message, { hint: "look at it, then run the command again" });
 }
 var import_node_fs16, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
 var init_write = __esm({
@@ -45151,9 +45067,8 @@ __export(triggers_exports, {
 function found(options, ctx, create2 = false) {
   const where2 = findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
   if (where2 || create2) return where2;
-  throw new ConfigError("no trigger catalog here: no triggers.json in this folder or any parent", {
-    hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>"
-  });
+  const message = "no trigger catalog here: no triggers.json in this folder or any parent";
+  throw new ConfigError(message, { hint: "create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>" });
 }
 function shownCatalog(options, ctx) {
   return { catalog: loadCatalog(found(options, ctx), { env: ctx.env }), profile: activeProfile(options, ctx.env) };
@@ -45390,9 +45305,8 @@ async function importFiles(files, options, ctx) {
     const known = seen.size - added.length;
     if (added.length > 0) target2.save({ ...target2.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
-    io.stdout(
-      `${io.outColors.success("imported")} ${count(added.length, "trigger")} into ${target2.shown}${known ? ` (${known} already there)` : ""}`
-    );
+    const imported = `${io.outColors.success("imported")} ${count(added.length, "trigger")} into ${target2.shown}`;
+    io.stdout(`${imported}${known ? ` (${known} already there)` : ""}`);
     for (const id of added) io.stdout(`  ${printable(id)}`);
     if (added.length === 0) return;
     writeSchema(target2, io);
@@ -45624,10 +45538,7 @@ var init_completion = __esm({
       "triggers edit id": "triggers",
       "triggers remove id": "triggers"
     };
-    OPTION_VALUES = {
-      "--profile": "profiles",
-      "--trigger": "triggers"
-    };
+    OPTION_VALUES = { "--profile": "profiles", "--trigger": "triggers" };
     pathOf = (command8) => command8.parent?.parent ? `${pathOf(command8.parent)} ${command8.name()}` : command8.name();
     NOTHING = { candidates: [], files: false };
     BASH = `# trigger completion for bash: source <(trigger completion bash)
@@ -45940,11 +45851,9 @@ function asTriggerError(error2, mode2) {
   if (error2 instanceof CommanderError && error2.code === "commander.help")
     return new UsageError("a command is needed: the help above lists them");
   if (error2 instanceof CommanderError) return new UsageError(usageWords(error2.message).replace(/^error: /, ""));
-  const message = error2?.message ?? String(error2);
-  return new TriggerError(
-    "bug",
-    `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${message}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`
-  );
+  const thrown = error2?.message ?? String(error2);
+  const message = `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${thrown}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`;
+  return new TriggerError("bug", message);
 }
 function report(error2, io, mode2, env2 = process.env) {
   if (error2 instanceof CommanderError && (error2.code === "commander.helpDisplayed" || error2.code === "commander.version")) return 0;

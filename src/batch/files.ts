@@ -69,9 +69,8 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
       throw new UsageError(`${flag} ${file} is ${input}; it would be overwritten`, { hint: `name another file for ${flag}` });
   }
   if (options.failed && options.json && sameFile(options.failed, 1)) {
-    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, {
-      hint: 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false',
-    });
+    const hint = 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false';
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, { hint });
   }
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
   if (!options.journal) return;
@@ -207,9 +206,8 @@ export function openWritten(
       try {
         written.failed = open(file, false);
       } catch (error) {
-        throw new UsageError(`cannot write --failed ${file}: ${errnoWords(error)}`, {
-          hint: 'name a file in a folder that exists and that you can write to',
-        });
+        const message = `cannot write --failed ${file}: ${errnoWords(error)}`;
+        throw new UsageError(message, { hint: 'name a file in a folder that exists and that you can write to' });
       }
     } else if (!dryRun) {
       written.failed = open(defaultFailedName(input.format, folder, written.locks, warn), true);
@@ -264,9 +262,8 @@ function defaultFailedName(format: Format, folder: string, locks: FileLock[], wa
   } catch (error) {
     // A batch that keeps nothing needs no file: a read-only folder is only a problem once a row
     // must be kept, and then the batch stops as it would on a full disk, keeping what it can.
-    warn(
-      `warning: the current folder cannot be written (${errnoWords(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`,
-    );
+    const warning = `warning: the current folder cannot be written (${errnoWords(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`;
+    warn(warning);
     return path.join(folder, `trigger-failed-${stamp}${ext}`);
   }
   for (let n = 1; ; n++) {

@@ -150,9 +150,8 @@ async function* decompressed(source: Readable, compression: Compression, name: s
     yield* source.pipe(inflate) as AsyncIterable<Buffer>;
   } catch (error) {
     if (stopped?.stopped) return;
-    throw new UsageError(`${name}: the ${compression} data cannot be read on (${(error as Error).message}); the rows before it were read`, {
-      hint: 'check that the file was copied whole; the rows after the damage are not in the batch',
-    });
+    const message = `${name}: the ${compression} data cannot be read on (${(error as Error).message}); the rows before it were read`;
+    throw new UsageError(message, { hint: 'check that the file was copied whole; the rows after the damage are not in the batch' });
   } finally {
     source.destroy();
   }
@@ -168,10 +167,8 @@ const parquetOnStdin = (what = 'standard input is a Parquet file') =>
 async function* sniffedStdin(source: Readable, mark: Stopped): AsyncGenerator<Buffer> {
   // A magic number may come split over two reads of a pipe (waiting only while the bytes could be one).
   const magics = [...Object.values(COMPRESSIONS).map((c) => c.magic), [...Buffer.from('PAR1')]];
-  const { head, stream } = await peek(
-    source,
-    (bytes) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b)),
-  );
+  const mayBeMagic = (bytes: Buffer) => bytes.length < 4 && magics.some((m) => bytes.every((b, i) => i >= m.length || m[i] === b));
+  const { head, stream } = await peek(source, mayBeMagic);
   if (head.subarray(0, 4).toString('latin1') === 'PAR1') throw parquetOnStdin();
   const compression = compressionOf(head);
   if (!compression) return yield* stream;
@@ -189,9 +186,8 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
   try {
     stat = fs.statSync(at);
   } catch (error) {
-    throw new UsageError(`cannot read ${source}: ${errnoWords(error, 'reading')}`, {
-      hint: 'give CSV, NDJSON or Parquet files or folders of them, or - for standard input',
-    });
+    const message = `cannot read ${source}: ${errnoWords(error, 'reading')}`;
+    throw new UsageError(message, { hint: 'give CSV, NDJSON or Parquet files or folders of them, or - for standard input' });
   }
   if (stat.isFile()) return [{ path: at, name: source }];
   // A file is looked at before it is read, so a pipe's rows would be gone by then.
@@ -230,9 +226,8 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
     if (compression === 'zstd' && !zstd) throw noZstd(file.name);
     if (!compression && found) {
       const extension = COMPRESSIONS[found].extension;
-      throw new UsageError(`${file.name} is ${found}-compressed, but its name does not end in ${extension}; nothing was sent`, {
-        hint: `rename it to ${file.name}${extension}`,
-      });
+      const message = `${file.name} is ${found}-compressed, but its name does not end in ${extension}; nothing was sent`;
+      throw new UsageError(message, { hint: `rename it to ${file.name}${extension}` });
     }
     if (format === 'parquet' || (format === undefined && isParquet)) {
       if (compression) throw new UsageError(`${file.name}: a Parquet file compresses its own pages; it cannot be read compressed again`);

@@ -102,14 +102,12 @@ function load(file: string) {
   const [first, ...records] = whole.split('\n');
   const header = headerOf(first ?? '');
   if (!header) {
-    throw new UsageError(`${file} is not a trigger batch journal`, {
-      hint: 'name a new file for --journal, or the journal an earlier run of this batch wrote',
-    });
+    const hint = 'name a new file for --journal, or the journal an earlier run of this batch wrote';
+    throw new UsageError(`${file} is not a trigger batch journal`, { hint });
   }
   if (header.version !== VERSION) {
-    throw new UsageError(`the journal ${file} was written by another version of trigger (journal version ${header.version})`, {
-      hint: 'finish that batch with the trigger that started it',
-    });
+    const message = `the journal ${file} was written by another version of trigger (journal version ${header.version})`;
+    throw new UsageError(message, { hint: 'finish that batch with the trigger that started it' });
   }
   const loaded = {
     header,
@@ -186,11 +184,10 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
   if (!options.resume) {
     const batch = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
-    throw new UsageError(`the journal ${file} already records ${batch} (${describeLoaded(loaded)}); nothing was sent`, {
-      hint: loaded.done
-        ? `sending it again would double those events; to do so on purpose, delete ${file} first`
-        : `carry it on with: ${options.resumeCommand}`,
-    });
+    const next = loaded.done
+      ? `sending it again would double those events; to do so on purpose, delete ${file} first`
+      : `carry it on with: ${options.resumeCommand}`;
+    throw new UsageError(`the journal ${file} already records ${batch} (${describeLoaded(loaded)}); nothing was sent`, { hint: next });
   }
   const now = options.inputs;
   const hint = { hint: 'resume with the input the journal was made for, or name a new --journal for this one' };
@@ -202,16 +199,13 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   if (changed >= 0) {
     const w = was[changed]!;
     const whose = was.length === 1 ? '' : ` (file ${changed + 1} of ${was.length})`;
-    throw new UsageError(
-      `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, 'byte')}); ${now[changed]!.path} is not the same file content`,
-      hint,
-    );
+    const message = `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, 'byte')}); ${now[changed]!.path} is not the same file content`;
+    throw new UsageError(message, hint);
   }
   if ((header.shard ?? '') !== (options.shard ?? '')) {
     const shard = (s: string | undefined) => (s ? `shard ${s}` : 'the whole input');
-    throw new UsageError(`the journal ${file} is for ${shard(header.shard)}, not ${shard(options.shard)}`, {
-      hint: header.shard ? `pass --shard ${header.shard}` : 'resume without --shard',
-    });
+    const message = `the journal ${file} is for ${shard(header.shard)}, not ${shard(options.shard)}`;
+    throw new UsageError(message, { hint: header.shard ? `pass --shard ${header.shard}` : 'resume without --shard' });
   }
   const before = header.catalog;
   const catalog = options.catalog ?? null;
@@ -227,9 +221,8 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
     });
   }
   if (header.format !== options.format) {
-    throw new UsageError(`the journal ${file} read its input as ${header.format}, not ${options.format}`, {
-      hint: `pass --format ${header.format}`,
-    });
+    const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
+    throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
 }
 
@@ -289,9 +282,7 @@ export class Journal {
       fs.fsyncSync(fd);
       return new Journal(file, fd, undefined);
     } catch (error) {
-      throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error)}`, {
-        hint: 'name a file in a folder you can write to',
-      });
+      throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error)}`, { hint: 'name a file in a folder you can write to' });
     }
   }
 

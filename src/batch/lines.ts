@@ -135,9 +135,8 @@ export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerat
     const wide = first ? wideEncoding(all) : undefined;
     first = false;
     if (wide) {
-      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, {
-        hint: `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`,
-      });
+      const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
+      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, { hint });
     }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);

@@ -60,9 +60,8 @@ function valueReader(element: SchemaElement): (raw: unknown) => string | undefin
 }
 
 function broken(name: string, why: string): UsageError {
-  return new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, {
-    hint: 'check that the export finished and the file was copied whole (a Parquet file ends with its footer)',
-  });
+  const hint = 'check that the export finished and the file was copied whole (a Parquet file ends with its footer)';
+  return new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, { hint });
 }
 
 /**

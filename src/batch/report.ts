@@ -128,10 +128,8 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
   if (s.dryRun) {
     const head = counts.invalid ? c.error('✖') : c.success('✔');
-    return [
-      `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`,
-      ...keptLines(s, c),
-    ];
+    const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    return [checked, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === undefined;
   const head = allGood

@@ -57,9 +57,8 @@ export function parseColumns(text: string): ColumnNames {
     const key = part.slice(0, eq).trim() as keyof ColumnNames;
     const name = part.slice(eq + 1).trim();
     if (eq < 0 || !Object.hasOwn(DEFAULT_COLUMNS, key) || name === '') {
-      throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, {
-        hint: "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount",
-      });
+      const hint = "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount";
+      throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, { hint });
     }
     names[key] = name;
   }
@@ -155,9 +154,7 @@ export function findColumns(
   if (twice >= 0) throw new UsageError(`${where} names the column "${names[twice]}" twice`, { hint: 'each column needs its own name' });
   const wanted = options.columns ?? DEFAULT_COLUMNS;
   const missing = (key: keyof ColumnNames, hint: string) =>
-    new UsageError(`${where} has no ${wanted[key]} column (its columns: ${excerpt(names.join(', '))})`, {
-      hint,
-    });
+    new UsageError(`${where} has no ${wanted[key]} column (its columns: ${excerpt(names.join(', '))})`, { hint });
   const named = (Object.keys(wanted) as Array<keyof ColumnNames>).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
   if (options.columns && named) throw missing(named, `check --columns ${named}=${wanted[named]}`);
   const columns = {
@@ -308,12 +305,9 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
       out.push(csvRow(fields, line, header, columns, options));
       return;
     }
-    columns = findColumns(
-      fields,
-      options,
-      `the CSV header (line ${line})`,
-      'the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>',
-    );
+    const noUser =
+      'the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>';
+    columns = findColumns(fields, options, `the CSV header (line ${line})`, noUser);
     header = fields;
   });
 
@@ -391,17 +385,13 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
               ? `"${names.value}" must be a number, not ${describe(value)}`
               : undefined;
     if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
-    return makeRow(
-      line,
-      record,
-      {
-        triggerId: (triggerId as string | null | undefined) ?? undefined,
-        userId: userId === undefined ? undefined : String(userId),
-        value: typeof value === 'number' ? valueText : ((value as string | null | undefined) ?? undefined),
-        error,
-      },
-      options,
-    );
+    const fields = {
+      triggerId: (triggerId as string | null | undefined) ?? undefined,
+      userId: userId === undefined ? undefined : String(userId),
+      value: typeof value === 'number' ? valueText : ((value as string | null | undefined) ?? undefined),
+      error,
+    };
+    return makeRow(line, record, fields, options);
   };
   return { rows: mapLines(stream, options, toRow), header: () => undefined };
 }

@@ -66,9 +66,8 @@ function unusable(file: string, problem: string, hint = 'name another with --cat
 }
 
 function cannotRead(file: string, error: unknown): ConfigError {
-  return new ConfigError(`cannot read catalog ${printable(file)}: ${errnoWords(error, 'reading')}`, {
-    hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog',
-  });
+  const message = `cannot read catalog ${printable(file)}: ${errnoWords(error, 'reading')}`;
+  return new ConfigError(message, { hint: 'name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog' });
 }
 
 /** For a message about `hop`, on the way from the file `named`: which link it is, if it is one. */
@@ -82,11 +81,10 @@ function through(named: string, hop: string): string {
  */
 function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
   const folder = fs.statSync(dir);
-  const untrusted = (problem: string, fix: string) =>
-    new ConfigError(
-      `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`,
-      { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` },
-    );
+  const untrusted = (problem: string, fix: string) => {
+    const message = `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`;
+    return new ConfigError(message, { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` });
+  };
   if (stat.uid !== uid && stat.uid !== 0)
     throw untrusted(
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
@@ -125,17 +123,15 @@ function inWorkspace(file: string, env: NodeJS.ProcessEnv): boolean {
   }
 }
 
+type Target = { real: string; stat?: fs.Stats | undefined };
+
 /**
  * Follows `file` link by link (at most MAX_LINKS), calling `check` on each hop (the file and each
  * link on the way) with its own stat and its folder's real path; returns the file it leads to (its
  * real path, what a write changes) and its identity, or no identity where nothing is there and
  * `missing` allows it. File-system errors (a hop's or its folder's) name `file`.
  */
-function follow(
-  file: string,
-  check: (hop: string, stat: fs.Stats, dir: string) => void,
-  missing = false,
-): { real: string; stat?: fs.Stats | undefined } {
+function follow(file: string, check: (hop: string, stat: fs.Stats, dir: string) => void, missing = false): Target {
   let hop = path.resolve(file);
   try {
     for (let links = 0; links <= MAX_LINKS; links++) {
@@ -158,7 +154,7 @@ function follow(
  * The file a catalog is read from and written to, links followed: for one the search found, each hop
  * checked as above (in GitHub Actions, inside the workspace, trusted).
  */
-export function catalogTarget(file: string, options: ReadCatalogOptions = {}): { real: string; stat?: fs.Stats | undefined } {
+export function catalogTarget(file: string, options: ReadCatalogOptions = {}): Target {
   // Undefined where files have no owners to compare (Windows).
   const uid = process.getuid?.();
   if (uid !== undefined && (options.source ?? 'found') === 'found' && !inWorkspace(file, options.env ?? process.env))
@@ -172,10 +168,8 @@ export function catalogTarget(file: string, options: ReadCatalogOptions = {}): {
  */
 function notOthersLink(named: string, hop: string, stat: fs.Stats, uid: number): void {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
-  throw new ConfigError(
-    `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`,
-    { hint: 'name the file it leads to with --catalog, if that is the one to change' },
-  );
+  const message = `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`;
+  throw new ConfigError(message, { hint: 'name the file it leads to with --catalog, if that is the one to change' });
 }
 
 /**

@@ -255,9 +255,8 @@ function catalogError(file: string, problems: CatalogProblem[]): ConfigError {
   const first = problems[0]!;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
   const where = first.line === undefined ? printable(file) : `${printable(file)}:${first.line}`;
-  return new ConfigError(`catalog ${where}: ${first.message}${more}`, {
-    hint: 'fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it',
-  });
+  const hint = 'fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it';
+  return new ConfigError(`catalog ${where}: ${first.message}${more}`, { hint });
 }
 
 /** env and write: as readCatalogFile takes them (file.ts); the source is the one `found` says. */

@@ -83,9 +83,8 @@ export function saveCatalog(file: string, data: CatalogData, was?: fs.Stats): vo
     writeFileAtomic(file, text, { follow: false, beforeReplace: () => stillThere(file, was) });
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(`cannot write the catalog ${printable(file)}: ${errnoWords(error, 'writing')}`, {
-      hint: 'name another with --catalog <file>',
-    });
+    const message = `cannot write the catalog ${printable(file)}: ${errnoWords(error, 'writing')}`;
+    throw new ConfigError(message, { hint: 'name another with --catalog <file>' });
   }
 }
 
@@ -93,8 +92,6 @@ export function saveCatalog(file: string, data: CatalogData, was?: fs.Stats): vo
 function stillThere(file: string, was: fs.Stats | undefined): void {
   const now = fs.lstatSync(file, { throwIfNoEntry: false });
   if (was === undefined ? now === undefined : now !== undefined && !now.isSymbolicLink() && sameFile(now, was)) return;
-  throw new ConfigError(
-    `not changed: ${printable(file)} was ${was === undefined ? 'created' : 'replaced'} by someone else while it was being changed`,
-    { hint: 'look at it, then run the command again' },
-  );
+  const message = `not changed: ${printable(file)} was ${was === undefined ? 'created' : 'replaced'} by someone else while it was being changed`;
+  throw new ConfigError(message, { hint: 'look at it, then run the command again' });
 }

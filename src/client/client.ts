@@ -140,19 +140,16 @@ export class TriggerClient {
   /** Loads undici and opens the pool (no connection yet): start-up work, done before the first fire. */
   async ready(): Promise<void> {
     if (this.#dispatcher) return;
-    const { dispatcher, proxy } = await openDispatcher(
-      this.baseUrl.origin,
-      {
-        connections: this.#options.connections ?? 1,
-        connect: { timeout: this.timeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        keepAliveTimeout: 4_000,
-        // Node's default (what undici would read from node:http, which is then not loaded at all).
-        maxHeaderSize: 16 * 1024,
-      },
-      this.#options.env,
-    );
+    const pool = {
+      connections: this.#options.connections ?? 1,
+      connect: { timeout: this.timeoutMs },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      keepAliveTimeout: 4_000,
+      // Node's default (what undici would read from node:http, which is then not loaded at all).
+      maxHeaderSize: 16 * 1024,
+    };
+    const { dispatcher, proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env);
     this.#dispatcher = dispatcher;
     this.#proxy = proxy;
   }
@@ -188,19 +185,13 @@ export class TriggerClient {
       onEvent?.({ type: 'error', attempt, message: (outcome.error as Error).message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
       const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
       if (outcome.interrupted) {
-        throw new InterruptedError(
-          notRecorded
-            ? 'interrupted before the event was sent; it was not recorded'
-            : 'interrupted before the service answered; the event may or may not have been recorded',
-          { ...info, notSent: notRecorded },
-        );
+        const message = notRecorded
+          ? 'interrupted before the event was sent; it was not recorded'
+          : 'interrupted before the service answered; the event may or may not have been recorded';
+        throw new InterruptedError(message, { ...info, notSent: notRecorded });
       }
-      const error = networkError(
-        outcome.error,
-        outcome.timedOut,
-        { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource },
-        { ...info, recorded: notRecorded ? 'no' : 'unknown' },
-      );
+      const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource };
+      const error = networkError(outcome.error, outcome.timedOut, connection, { ...info, recorded: notRecorded ? 'no' : 'unknown' });
       if (canRetry && notRecorded && !isPermanent(outcome.error))
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };
       throw error;
@@ -236,17 +227,14 @@ export class TriggerClient {
         return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
       }
     }
-    throw serviceError(
-      { status, headers, ...this.#masked(text, json) },
-      {
-        triggerId: event.triggerId,
-        path: `${this.baseUrl.prefix}${event.path}`,
-        maskedKey: maskKey(this.#apiKey),
-        keySource: this.#options.keySource,
-        retries: this.retries,
-      },
-      { ...info, requestId },
-    );
+    const context = {
+      triggerId: event.triggerId,
+      path: `${this.baseUrl.prefix}${event.path}`,
+      maskedKey: maskKey(this.#apiKey),
+      keySource: this.#options.keySource,
+      retries: this.retries,
+    };
+    throw serviceError({ status, headers, ...this.#masked(text, json) }, context, { ...info, requestId });
   }
 
   /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */

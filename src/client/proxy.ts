@@ -91,15 +91,13 @@ export function displayProxy(proxy: string): string {
 /** The proxy's URL, checked: a usage error (exit 2, nothing sent) when it cannot be used. */
 export function parseProxy(choice: ProxyChoice): URL {
   if (!URL.canParse(choice.url)) {
-    throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, {
-      hint: `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`,
-    });
+    const hint = `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`;
+    throw new UsageError(`${choice.variable} is not a proxy address the tool can use: ${displayProxy(choice.url)}`, { hint });
   }
   const url = new URL(choice.url);
   if (!['http:', 'https:'].includes(url.protocol) || url.hostname === '') {
-    throw new UsageError(`${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`, {
-      hint: 'an http:// or https:// proxy is needed (host:port is taken as http://host:port)',
-    });
+    const message = `${choice.variable} names a proxy the tool cannot use: ${displayProxy(choice.url)}`;
+    throw new UsageError(message, { hint: 'an http:// or https:// proxy is needed (host:port is taken as http://host:port)' });
   }
   return url;
 }

@@ -138,9 +138,8 @@ export function encodeSegment(segment: string, name: string): string {
   // Node reads argv and decodes text with U+FFFD for bytes that are not UTF-8, so the character
   // stands for bytes that were lost: sent, it would record the event for another user.
   if (segment.includes('\uFFFD')) {
-    throw new UsageError(`${name} is not valid UTF-8 text (it holds U+FFFD, the mark of bytes that could not be read); it cannot be sent`, {
-      hint: 'give the id as UTF-8 text',
-    });
+    const message = `${name} is not valid UTF-8 text (it holds U+FFFD, the mark of bytes that could not be read); it cannot be sent`;
+    throw new UsageError(message, { hint: 'give the id as UTF-8 text' });
   }
   const encoded = encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return /^\.+$/.test(encoded) ? encoded.replaceAll('.', '%2E') : encoded;

@@ -62,15 +62,13 @@ function poolOf(PoolClass: typeof Pool, buildConnector: BuildConnector, origin: 
   return new PoolClass(origin, { ...options, connect: skipUnaskedContinue(base as unknown as Connector) as never });
 }
 
+type Opened = { dispatcher: Dispatcher; proxy: ProxyChoice | undefined };
+
 /**
  * The dispatcher for one origin: a Pool, or a ProxyAgent when the environment names a proxy for it
  * (returned too, so that its failures can be named as the proxy's: see asProxyError).
  */
-export async function openDispatcher(
-  origin: string,
-  options: Pool.Options,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ dispatcher: Dispatcher; proxy: ProxyChoice | undefined }> {
+export async function openDispatcher(origin: string, options: Pool.Options, env: NodeJS.ProcessEnv = process.env): Promise<Opened> {
   const proxy = proxyChoice(origin, env);
   if (!proxy) {
     const [PoolClass, buildConnector] = await loadPool();

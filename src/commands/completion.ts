@@ -50,10 +50,7 @@ const ARGUMENT_VALUES: Record<string, ValueKind> = {
 };
 
 /** An option's values, by its long name, where its placeholder does not say it. */
-const OPTION_VALUES: Record<string, ValueKind> = {
-  '--profile': 'profiles',
-  '--trigger': 'triggers',
-};
+const OPTION_VALUES: Record<string, ValueKind> = { '--profile': 'profiles', '--trigger': 'triggers' };
 
 /** "config set-key": the command's words after `trigger`. */
 const pathOf = (command: Command): string => (command.parent?.parent ? `${pathOf(command.parent)} ${command.name()}` : command.name());
@@ -199,11 +196,7 @@ function catalogCandidates(typed: Map<string, string>, env: NodeJS.ProcessEnv, c
   }));
 }
 
-/**
- * `trigger __complete <words...>` (the last one partial), in the folder `cwd`: prints the answer as the
- * scripts read it, `value<TAB>description` lines, then `:files` or `:plain`. Never fails, since a Tab
- * must not print errors: a config file or catalog that cannot be read offers nothing.
- */
+/** `trigger __complete <words...>` in the folder `cwd`: prints the answer as the header says; never fails (a Tab prints no errors). */
 export function runComplete(program: Command, words: string[], io: Output, env: NodeJS.ProcessEnv, cwd?: string): number {
   const partial = words.at(-1) ?? '';
   let answer = NOTHING;

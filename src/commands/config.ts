@@ -95,10 +95,8 @@ export async function setKey(keyArgument: string | undefined, options: ProfileOp
     if (failure !== undefined) inFile = `${storeTrouble(failure)}, so the key is in the config file (mode 0600)`;
   }
   const wasInStore = getProfile(config, name)?.apiKeyStorage === 'keychain';
-  await saveProfile((profile) => ({
-    ...without(profile, 'api-key'),
-    ...(inFile === undefined ? { apiKeyStorage: 'keychain' } : { apiKey: key }),
-  }));
+  const stored: Profile = inFile === undefined ? { apiKeyStorage: 'keychain' } : { apiKey: key };
+  await saveProfile((profile) => ({ ...without(profile, 'api-key'), ...stored }));
   const saved = `${io.outColors.success('✔')} API key ${maskKey(key)} saved`;
   if (inFile === undefined) io.stdout(`${saved} in ${storeName()} for profile "${name}"`);
   else {
@@ -132,9 +130,8 @@ export async function get(nameArgument: string | undefined, options: ProfileOpti
   for (const name of names) values.set(name, await shown(name, profileName, profile));
   const overridden = names.filter((name) => env[SETTINGS[name].env]);
   if (nameArgument !== undefined && values.get(names[0]!) === undefined && !overridden.length) {
-    throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, {
-      hint: `run: trigger config ${SETTINGS[names[0]!].set}${profileName === 'default' ? '' : ` --profile ${profileName}`}`,
-    });
+    const hint = `run: trigger config ${SETTINGS[names[0]!].set}${profileName === 'default' ? '' : ` --profile ${profileName}`}`;
+    throw new ConfigError(`${names[0]} is not set in ${where(profileName, file)}`, { hint });
   }
   if (options.json) {
     // One shape for one setting or all, with the camelCase names `status --json` uses.
@@ -163,12 +160,9 @@ export async function list(options: { json?: boolean; names?: boolean }, { io, e
   const active = selectedProfile({}, env, config);
   const rows = [];
   for (const [name, profile] of Object.entries(profiles)) {
-    rows.push({
-      profile: name,
-      active: name === active.name,
-      apiKey: (await shown('api-key', name, profile)) ?? null,
-      baseUrl: (await shown('base-url', name, profile)) ?? null,
-    });
+    const apiKey = (await shown('api-key', name, profile)) ?? null;
+    const baseUrl = (await shown('base-url', name, profile)) ?? null;
+    rows.push({ profile: name, active: name === active.name, apiKey, baseUrl });
   }
   if (options.json) {
     io.json(JSON.stringify({ file, active: active.name, profiles: rows }));

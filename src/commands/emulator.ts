@@ -61,8 +61,10 @@ function rejectionLine(entry: RequestEntry, io: Output): string {
   return `${c.dim(clock(new Date().toISOString()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
 }
 
+type Known = { ids: string[]; from: string } | undefined;
+
 /** The triggers it knows: --trigger's, else the catalog's under the active profile's ids (undefined: any). */
-function knownTriggers(options: EmulatorCommandOptions, { env, cwd }: Context): { ids: string[]; from: string } | undefined {
+function knownTriggers(options: EmulatorCommandOptions, { env, cwd }: Context): Known {
   if (options.trigger?.length) return { ids: options.trigger, from: '' };
   const found = findCatalog({ cwd, env, flag: options.catalog });
   if (!found) return undefined;
@@ -106,13 +108,7 @@ export async function emulator(options: EmulatorCommandOptions, ctx: Context): P
 }
 
 /** What it listens on, how to point trigger at it, and what it was asked to do. */
-function bannerLines(
-  server: Emulator,
-  options: EmulatorCommandOptions,
-  keySource: string | undefined,
-  known: { ids: string[]; from: string } | undefined,
-  io: Output,
-): string[] {
+function bannerLines(server: Emulator, options: EmulatorCommandOptions, keySource: string | undefined, known: Known, io: Output): string[] {
   const c = io.errColors;
   const where =
     new URL(server.url).hostname.replace(/^\[|\]$/g, '') === server.host ? '' : `${server.host}:${server.port}, reachable here at `;

@@ -68,12 +68,9 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       if (found.trigger.id !== triggerId) event = eventOf(found.trigger.id, userId, event.value);
     }
     if (options.dryRun) return printDryRun(settings, event, options, io, env);
-    const spinner = startSpinner(
-      `firing ${printable(triggerId)} for ${printable(userId)}`,
-      spinnerWanted(env, io.terminal) && !options.quiet && !options.verbose,
-      io.errColors.enabled,
-      io.terminal.stream,
-    );
+    const firing = `firing ${printable(triggerId)} for ${printable(userId)}`;
+    const shown = spinnerWanted(env, io.terminal) && !options.quiet && !options.verbose;
+    const spinner = startSpinner(firing, shown, io.errColors.enabled, io.terminal.stream);
     const onRetry = (delayMs: number, reason: string) =>
       spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
     const controller = new AbortController();

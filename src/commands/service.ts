@@ -14,12 +14,9 @@ export async function commandSettings(options: ServiceOptions, requireKey: boole
   return world;
 }
 
-export function clientFor(
-  settings: Settings,
-  options: ServiceOptions,
-  io: Output,
-  { env, connections, onRetry }: { env: NodeJS.ProcessEnv; connections?: number; onRetry?: (delayMs: number, reason: string) => void },
-): TriggerClient {
+type Wiring = { env: NodeJS.ProcessEnv; connections?: number; onRetry?: (delayMs: number, reason: string) => void };
+
+export function clientFor(settings: Settings, options: ServiceOptions, io: Output, { env, connections, onRetry }: Wiring): TriggerClient {
   const onEvent =
     options.verbose || onRetry
       ? (event: ClientEvent) => {

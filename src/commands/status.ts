@@ -27,6 +27,7 @@ const SOURCE_WORDS: Record<Source, string> = {
 };
 
 const CATALOG_WORDS: Record<CatalogSource, string> = { flag: '--catalog', env: 'TRIGGER_CATALOG', found: 'found from this folder' };
+const PROFILE_WORDS = { flag: '--profile', env: 'TRIGGER_PROFILE', config: 'chosen with trigger config use', default: 'the default' };
 
 /** The status (what --json prints): the command's world (resolveWorld, as fire and batch resolve it) with every problem, not the first. */
 export async function collectStatus(options: StatusOptions, { env, cwd }: Context) {
@@ -63,9 +64,6 @@ export type Status = Awaited<ReturnType<typeof collectStatus>>;
 
 export function statusLines(s: Status, io: Output): string[] {
   const c = io.outColors;
-  const profileWhy = { flag: '--profile', env: 'TRIGGER_PROFILE', config: 'chosen with trigger config use', default: 'the default' }[
-    s.profile.source
-  ];
   const row = (label: string, text: string) => `${c.dim(label.padEnd(10))}${text}`;
   const setting = (value: string | undefined, from: { source: Source; from: string } | null) =>
     from ? `${value} ${c.dim(`from ${SOURCE_WORDS[from.source]}: ${from.from}`)}` : c.error('not set');
@@ -73,7 +71,7 @@ export function statusLines(s: Status, io: Output): string[] {
     ? `${printable(s.catalog.path)} ${c.dim(`(${s.catalog.triggers === null ? 'cannot be used' : `${s.catalog.triggers} trigger${s.catalog.triggers === 1 ? '' : 's'}`}; ${CATALOG_WORDS[s.catalog.source]})`)}`
     : c.dim('none (no triggers.json here or above)');
   return [
-    row('profile', `${c.bold(s.profile.name)} ${c.dim(`(${profileWhy})`)}`),
+    row('profile', `${c.bold(s.profile.name)} ${c.dim(`(${PROFILE_WORDS[s.profile.source]})`)}`),
     row('api key', setting(s.apiKey?.masked, s.apiKey)),
     row('base URL', setting(s.baseUrl?.url, s.baseUrl)),
     row('config', `${s.configFile.path} ${c.dim(s.configFile.exists ? `(mode ${s.configFile.mode})` : '(not created yet)')}`),

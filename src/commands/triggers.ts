@@ -44,9 +44,8 @@ export interface CatalogFlag extends CatalogOptions {
 function found(options: CatalogFlag, ctx: Context, create = false): FoundCatalog | undefined {
   const where = findCatalog({ cwd: ctx.cwd, env: ctx.env, flag: options.catalog });
   if (where || create) return where;
-  throw new ConfigError('no trigger catalog here: no triggers.json in this folder or any parent', {
-    hint: 'create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>',
-  });
+  const message = 'no trigger catalog here: no triggers.json in this folder or any parent';
+  throw new ConfigError(message, { hint: 'create one with: trigger triggers add <id> --name <name>, or name one with --catalog <file>' });
 }
 
 /** What list and show print: the catalog in effect, checked, and the profile whose ids they show. */
@@ -371,9 +370,8 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
     const known = seen.size - added.length;
     if (added.length > 0) target.save({ ...target.data.triggers, ...Object.fromEntries(added.map((id) => [id, { name: id }])) });
     const { io } = ctx;
-    io.stdout(
-      `${io.outColors.success('imported')} ${count(added.length, 'trigger')} into ${target.shown}${known ? ` (${known} already there)` : ''}`,
-    );
+    const imported = `${io.outColors.success('imported')} ${count(added.length, 'trigger')} into ${target.shown}`;
+    io.stdout(`${imported}${known ? ` (${known} already there)` : ''}`);
     for (const id of added) io.stdout(`  ${printable(id)}`);
     if (added.length === 0) return;
     writeSchema(target, io);

@@ -379,13 +379,11 @@ function openLog(file: string): number {
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENXIO') {
-      throw new UsageError(`the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`, {
-        hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator`,
-      });
+      const message = `the log ${file} is a FIFO with no reader: the emulator would wait for one before it listens`;
+      throw new UsageError(message, { hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator` });
     }
-    throw new UsageError(`cannot open the log file ${file}: ${errnoWords(error, 'writing')}`, {
-      hint: 'check that its folder exists and is writable',
-    });
+    const message = `cannot open the log file ${file}: ${errnoWords(error, 'writing')}`;
+    throw new UsageError(message, { hint: 'check that its folder exists and is writable' });
   }
 }
 

@@ -81,9 +81,8 @@ export async function loadKey(profile: string): Promise<string> {
     });
   }
   if (key === null || key === '') {
-    throw new ConfigError(`the API key of profile "${profile}" should be in ${storeName()} but is not there`, {
-      hint: `store it again: trigger config set-key${profile === 'default' ? '' : ` --profile ${profile}`}`,
-    });
+    const hint = `store it again: trigger config set-key${profile === 'default' ? '' : ` --profile ${profile}`}`;
+    throw new ConfigError(`the API key of profile "${profile}" should be in ${storeName()} but is not there`, { hint });
   }
   return key;
 }

@@ -78,17 +78,15 @@ export type Found = [value: string, source: Source, label: string];
 export function unknownProfile(name: string, configFile: string, config: ConfigData): ConfigError {
   const known = Object.keys(config.profiles ?? {});
   const others = known.length ? `known profiles: ${known.join(', ')}; or ` : '';
-  return new ConfigError(`profile "${name}" is not in ${configFile}`, {
-    hint: `${others}create it with: trigger config set-key --profile ${name}`,
-  });
+  const hint = `${others}create it with: trigger config set-key --profile ${name}`;
+  return new ConfigError(`profile "${name}" is not in ${configFile}`, { hint });
 }
 
 /** "No API key is set" and "no base URL is set", with the command that fixes it: for the commands and `status`. */
 function notSet(setting: Setting, profile: ReturnType<typeof selectedProfile>): ConfigError {
   const named = profile.explicit ? ` --profile ${profile.name}` : '';
-  return new ConfigError(`no ${setting.words} is set`, {
-    hint: `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`,
-  });
+  const hint = `run: trigger config ${setting.set}${named}  (or set ${setting.env}, or pass ${setting.flag})`;
+  return new ConfigError(`no ${setting.words} is set`, { hint });
 }
 
 /** What `fn` returns; a TriggerError it throws joins `problems` instead (anything else is a bug). */

@@ -81,9 +81,8 @@ export function readConfig(file: string): ConfigData {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`config file ${file} is not valid JSON (${(error as Error).message}); it was left untouched`, {
-      hint: `fix or delete it, then run: trigger config set-key`,
-    });
+    const message = `config file ${file} is not valid JSON (${(error as Error).message}); it was left untouched`;
+    throw new ConfigError(message, { hint: `fix or delete it, then run: trigger config set-key` });
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new ConfigError(`config file ${file} does not hold a JSON object; it was left untouched`);
@@ -100,9 +99,8 @@ export function getProfile(data: ConfigData, name: string): Profile | undefined 
 
 /** How a failed read or write is said: the path and the reason, in words. */
 function cannot(what: string, target: string, error: unknown): ConfigError {
-  return new ConfigError(`cannot ${what} ${target}: ${errnoWords(error, 'writing')}`, {
-    hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to',
-  });
+  const message = `cannot ${what} ${target}: ${errnoWords(error, 'writing')}`;
+  return new ConfigError(message, { hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to' });
 }
 
 /**
@@ -116,18 +114,15 @@ export async function updateConfig(file: string, update: (data: ConfigData) => C
   } catch (error) {
     throw cannot('create the config folder', path.dirname(file), error);
   }
-  return withLock(
-    file,
-    async () => {
-      const next = update(readConfig(file));
-      try {
-        // Written whole (temporary file, fsync, rename) with mode 0600 even over an older file: it may hold the key.
-        writeFileAtomic(file, `${JSON.stringify(next, undefined, '\t')}\n`, { mode: 0o600, forceMode: true });
-      } catch (error) {
-        throw cannot('write', file, error);
-      }
-      return next;
-    },
-    options,
-  );
+  const change = async () => {
+    const next = update(readConfig(file));
+    try {
+      // Written whole (temporary file, fsync, rename) with mode 0600 even over an older file: it may hold the key.
+      writeFileAtomic(file, `${JSON.stringify(next, undefined, '\t')}\n`, { mode: 0o600, forceMode: true });
+    } catch (error) {
+      throw cannot('write', file, error);
+    }
+    return next;
+  };
+  return withLock(file, change, options);
 }

@@ -47,17 +47,13 @@ export function normalizeApiKey(raw: string, source: string): string {
   const chars = [...key];
   const bad = chars.findIndex((char) => char <= ' ' || char > '~');
   if (bad >= 0) {
-    throw refuse(
-      `contains ${describeKeyCharacter(chars[bad]!)} at position ${bad + 1}`,
-      'copy the key again from the dashboard, as plain text',
-    );
+    const problem = `contains ${describeKeyCharacter(chars[bad]!)} at position ${bad + 1}`;
+    throw refuse(problem, 'copy the key again from the dashboard, as plain text');
   }
   if (key.length < MIN_KEY_LENGTH) {
     const length = `${key.length} character${key.length === 1 ? '' : 's'}`;
-    throw refuse(
-      `is ${length} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more)`,
-      'copy the whole key from the dashboard (a password or a word is not the key)',
-    );
+    const problem = `is ${length} long, too short to be an API key (trigger needs ${MIN_KEY_LENGTH} or more)`;
+    throw refuse(problem, 'copy the whole key from the dashboard (a password or a word is not the key)');
   }
   return key;
 }
@@ -93,9 +89,8 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === 'https:';
   if (!secure && !loopback && !options.allowHttp) {
-    throw new UsageError(
-      `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`,
-    );
+    const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
+    throw new UsageError(message);
   }
   const prefix = url.pathname.replace(/\/+$/, '');
   return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
@@ -122,10 +117,8 @@ export function checkCleartext(baseUrl: BaseUrl, proxy: string | undefined, allo
   if (baseUrl.secure || allowHttp || proxy === undefined) return;
   const proxyHost = URL.canParse(proxy) ? new URL(proxy).hostname : proxy;
   if (isLoopbackHost(proxyHost)) return;
-  throw new UsageError(
-    `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`,
-    { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` },
-  );
+  const message = `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`;
+  throw new UsageError(message, { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` });
 }
 
 /**
