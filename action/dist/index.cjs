@@ -43064,7 +43064,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_CLOSE, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43140,8 +43140,9 @@ var init_pace = __esm({
     ROTA_MS = 2e3;
     ROTA_PROBES = 5;
     ROTA_MOST = 4;
-    ROTA_SEEN = 2;
+    ROTA_SEEN = 1;
     ROTA_SLOWER = 1.1;
+    ROTA_CLOSE = 20;
     ROTA_EDGE_MS = 50;
     RATE_ANSWERS = 10;
     Pace = class {
@@ -43168,9 +43169,10 @@ var init_pace = __esm({
       #rota;
       /**
        * The turn on the wall clock last seen (NaN: not on the rota yet); `open`: 0 another's, probed; 1 its own; 2 another's, shut;
-       * 3 a gone shard's, taken over. Probes in, the wait it set, no start before `from` (wall clock), the spacing taken over at.
+       * 3 a gone shard's, taken over. Probes in, answers (the last pushed back) there, the wait it set, no start before `from` (wall
+       * clock), the spacing taken over at.
        */
-      #rotaTurn = { at: NaN, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
+      #rotaTurn = { at: NaN, open: 0, probes: 0, answers: 0, refused: -Infinity, until: 0, from: 0, spacing: 0 };
       #value;
       #slowStart = true;
       /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -43311,6 +43313,7 @@ var init_pace = __esm({
           ...rota,
           clock: rota.clock ?? options.now,
           seen: new Float64Array(rota.count),
+          back: new Float64Array(rota.count).fill(NaN),
           ownAt: -1,
           ownIn: 0,
           ownSpacing: 0,
@@ -43504,17 +43507,35 @@ var init_pace = __esm({
           this.#restart();
           [this.#crowded, this.#noise] = [false, 0];
         }
+        if (of.at !== at && owner === index) this.#tripGapMs = 0;
         if (of.at !== at) {
-          const open = owner === index ? 1 : Number.isNaN(seen[owner]) ? this.#heir(owner, at) ? 3 : 2 : seen[owner] > at ? 2 : 0;
+          if (owner !== index && rota.ownIn > 0) rota.ownSpacing = ROTA_MS / rota.ownIn;
+          const gone = Number.isNaN(seen[owner]) && rota.back[owner] !== at;
+          const open = owner === index ? 1 : gone ? this.#heir(owner, at) ? 3 : 2 : seen[owner] > at ? 2 : 0;
           const spacing = ROTA_SLOWER * (rota.ownSpacing || this.#windowMs);
-          Object.assign(of, { at, open, probes: 0, spacing, from: (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS });
+          const from = (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS;
+          Object.assign(of, { at, open, probes: 0, answers: 0, refused: -Infinity, spacing, from });
         }
         if (modulo(at + 1, count2) !== index && left < this.#windowMs) return left;
         if (of.open === 2) return left;
         if (of.open !== 1 && t < of.from) return of.from - t;
         return of.open === 0 && inFlight > 0 ? Math.max(1, this.#windowMs / 4) : 0;
       }
-      /** Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at once). */
+      /**
+       * A push-back in gone shard `owner`'s turn `at`, taken over: that shard back? The turn is shut, its next probed (gone until a
+       * probe is pushed back: taken for there, it was given turns it left idle as an heir). Alone, only with a second close by: one
+       * alone is its own timing (a timer late, two starts bunched), and shut for each, a shard run alone went at half its pace.
+       */
+      #takenBack(owner, at) {
+        const [of, { index, count: count2, seen, back }] = [this.#rotaTurn, this.#rota];
+        const alone = seen.every((till, shard2) => shard2 === index || Number.isNaN(till));
+        if (!alone || of.answers - of.refused <= ROTA_CLOSE) [of.open, back[owner]] = [2, at + count2];
+        of.refused = of.answers;
+      }
+      /**
+       * Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at
+       * once). Every other round for two: probed every second round (ROTA_SEEN 2), one met the other there each time, and never learnt.
+       */
       #heir(owner, at) {
         const { index, count: count2, seen } = this.#rota;
         const live = [...seen.keys()].filter((shard2) => shard2 === index || !Number.isNaN(seen[shard2]));
@@ -43529,7 +43550,7 @@ var init_pace = __esm({
         const at = Math.floor((rota.clock() - rttMs) / ROTA_MS);
         const owner = modulo(at, count2);
         if (owner === index && answer === Answer.Accepted) {
-          if (at !== rota.ownAt) [rota.ownSpacing, rota.ownAt, rota.ownIn] = [rota.ownIn > 0 ? ROTA_MS / rota.ownIn : 0, at, 0];
+          if (at !== rota.ownAt) [rota.ownAt, rota.ownIn] = [at, 0];
           rota.ownIn++;
         }
         const into = rota.clock() - rttMs - at * ROTA_MS;
@@ -43538,7 +43559,9 @@ var init_pace = __esm({
         if (owner === index) return answer === Answer.PushedBack && edge;
         if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
         if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
-        if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count2];
+        if (at === of.at) of.answers++;
+        if (at === of.at && answer === Answer.PushedBack && of.open === 3) this.#takenBack(owner, at);
+        else if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, at + ROTA_SEEN * count2];
         if (answer === Answer.PushedBack) this.pushedBack++;
         if (answer === Answer.PushedBack) this.#stopIfHopeless(this.#now(), -1);
         else this.#refusingSince = -1;
@@ -43582,7 +43605,7 @@ var init_pace = __esm({
       take(inFlight) {
         if (inFlight >= this.limit) return false;
         const wait = this.#rotaWait(inFlight);
-        this.#rotaTurn.until = wait > 0 ? this.#now() + wait : 0;
+        this.#rotaTurn.until = wait > 0 ? this.#now() + Math.max(wait, 1e-3) : 0;
         if (wait > 0) return false;
         const open = this.pausedUntil === 0 && this.gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
         if (!open && !this.#scheduled(inFlight)) return false;

@@ -163,10 +163,7 @@ const ROTA_MS = 2_000;
 const ROTA_PROBES = 5;
 /** Up to this many shards: more take turns too seldom, and find idle turns too slowly, to gain over sharing at once. */
 const ROTA_MOST = 4;
-/**
- * A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed. One: two
- * live shards take a gone one's turns every other round (#heir), and a probe every second round always met the same one there.
- */
+/** A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed (see #heir). */
 const ROTA_SEEN = 1;
 /** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
 const ROTA_SLOWER = 1.1;
@@ -605,10 +602,9 @@ export class Pace {
   }
 
   /**
-   * A push-back in gone shard `owner`'s turn `at`, taken over at a pace its own limit does not refuse: that shard back, the turn
-   * is shut, and probed at its next (still gone until a probe is pushed back: taken for there, it was given turns it left idle
-   * as an heir). Alone on the rota, only a second close by: one alone is a timer late or jitter bunching two starts, and shut
-   * for each, a shard run alone went at half its pace.
+   * A push-back in gone shard `owner`'s turn `at`, taken over: that shard back? The turn is shut, its next probed (gone until a
+   * probe is pushed back: taken for there, it was given turns it left idle as an heir). Alone, only with a second close by: one
+   * alone is its own timing (a timer late, two starts bunched), and shut for each, a shard run alone went at half its pace.
    */
   #takenBack(owner: number, at: number): void {
     const [of, { index, count, seen, back }] = [this.#rotaTurn, this.#rota!];
@@ -617,7 +613,10 @@ export class Pace {
     of.refused = of.answers;
   }
 
-  /** Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at once). */
+  /**
+   * Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at
+   * once). Every other round for two: probed every second round (ROTA_SEEN 2), one met the other there each time, and never learnt.
+   */
   #heir(owner: number, at: number): boolean {
     const { index, count, seen } = this.#rota!;
     const live = [...seen.keys()].filter((shard) => shard === index || !Number.isNaN(seen[shard]));
@@ -699,7 +698,7 @@ export class Pace {
   take(inFlight: number): boolean {
     if (inFlight >= this.limit) return false;
     const wait = this.#rotaWait(inFlight);
-    // A wait under the clock's precision (a clock in ms since 1970) would leave pausedFor() at 0: nothing would wake the lanes.
+    // A wait under its clock's precision (the rota's is another) would leave pausedFor() at 0, and nothing to wake a simulated lane.
     this.#rotaTurn.until = wait > 0 ? this.#now() + Math.max(wait, 0.001) : 0;
     if (wait > 0) return false;
     const open = this.pausedUntil === 0 && this.gapMs === 0 && this.#spacingMs === 0 && this.#holdUntil === 0;
