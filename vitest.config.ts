@@ -13,6 +13,7 @@ const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.t
  * it; a stale entry costs nothing but its place.
  */
 const LONGEST_FIRST = [
+  'test/e2e/shard-rota.test.ts', // 20 (two shards at 20/s: waiting, little CPU)
   'test/e2e/batch-once.test.ts', // 20.3
   'test/e2e/code-cache.test.ts', // 18.6
   'test/e2e/package.test.ts', // 16.0
