@@ -43064,7 +43064,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_CLOSE, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43142,7 +43142,6 @@ var init_pace = __esm({
     ROTA_MOST = 4;
     ROTA_SEEN = 1;
     ROTA_SLOWER = 1.1;
-    ROTA_CLOSE = 20;
     ROTA_EDGE_MS = 50;
     RATE_ANSWERS = 10;
     Pace = class {
@@ -43169,10 +43168,10 @@ var init_pace = __esm({
       #rota;
       /**
        * The turn on the wall clock last seen (NaN: not on the rota yet); `open`: 0 another's, probed; 1 its own; 2 another's, shut;
-       * 3 a gone shard's, taken over. Probes in, answers (the last pushed back) there, the wait it set, no start before `from` (wall
+       * 3 a gone shard's, taken over. Probes in, whether one taken over was pushed back, the wait it set, no start before `from` (wall
        * clock), the spacing taken over at.
        */
-      #rotaTurn = { at: NaN, open: 0, probes: 0, answers: 0, refused: -Infinity, until: 0, from: 0, spacing: 0 };
+      #rotaTurn = { at: NaN, open: 0, probes: 0, refused: false, until: 0, from: 0, spacing: 0 };
       #value;
       #slowStart = true;
       /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -43514,7 +43513,7 @@ var init_pace = __esm({
           const open = owner === index ? 1 : gone ? this.#heir(owner, at) ? 3 : 2 : seen[owner] > at ? 2 : 0;
           const spacing = ROTA_SLOWER * (rota.ownSpacing || this.#windowMs);
           const from = (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS;
-          Object.assign(of, { at, open, probes: 0, answers: 0, refused: -Infinity, spacing, from });
+          Object.assign(of, { at, open, probes: 0, refused: false, spacing, from });
         }
         if (modulo(at + 1, count2) !== index && left < this.#windowMs) return left;
         if (of.open === 2) return left;
@@ -43523,14 +43522,15 @@ var init_pace = __esm({
       }
       /**
        * A push-back in gone shard `owner`'s turn `at`, taken over: that shard back? The turn is shut, its next probed (gone until a
-       * probe is pushed back: taken for there, it was given turns it left idle as an heir). Alone, only with a second close by: one
-       * alone is its own timing (a timer late, two starts bunched), and shut for each, a shard run alone went at half its pace.
+       * probe is pushed back: taken for there, it was given turns it left idle as an heir). Alone, at the turn's second: one alone is
+       * its own timing (a timer late, two starts bunched), and shut for each, a shard run alone went at half its pace. (Over 20
+       * answers apart, not enough: a shard started 10 s after the other, refused there now and then, got 0.02 of its share.)
        */
       #takenBack(owner, at) {
         const [of, { index, count: count2, seen, back }] = [this.#rotaTurn, this.#rota];
         const alone = seen.every((till, shard2) => shard2 === index || Number.isNaN(till));
-        if (!alone || of.answers - of.refused <= ROTA_CLOSE) [of.open, back[owner]] = [2, at + count2];
-        of.refused = of.answers;
+        if (!alone || of.refused) [of.open, back[owner]] = [2, at + count2];
+        of.refused = true;
       }
       /**
        * Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at
@@ -43559,7 +43559,6 @@ var init_pace = __esm({
         if (owner === index) return answer === Answer.PushedBack && edge;
         if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
         if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
-        if (at === of.at) of.answers++;
         if (at === of.at && answer === Answer.PushedBack && of.open === 3) this.#takenBack(owner, at);
         else if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, at + ROTA_SEEN * count2];
         if (answer === Answer.PushedBack) this.pushedBack++;

@@ -167,8 +167,6 @@ const ROTA_MOST = 4;
 const ROTA_SEEN = 1;
 /** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
 const ROTA_SLOWER = 1.1;
-/** Alone on the rota, a push-back in a turn taken over is that shard back only with another within this many answers. */
-const ROTA_CLOSE = 20;
 /** Clocks apart by up to this much (ms) make turns overlap at their edges: push-backs there are not its limit's. */
 const ROTA_EDGE_MS = 50;
 /** Answers accepted, and pushed back, before the rota tells a rate from slots held at once. */
@@ -199,10 +197,10 @@ export class Pace {
   readonly #rota: Rota | undefined;
   /**
    * The turn on the wall clock last seen (NaN: not on the rota yet); `open`: 0 another's, probed; 1 its own; 2 another's, shut;
-   * 3 a gone shard's, taken over. Probes in, answers (the last pushed back) there, the wait it set, no start before `from` (wall
+   * 3 a gone shard's, taken over. Probes in, whether one taken over was pushed back, the wait it set, no start before `from` (wall
    * clock), the spacing taken over at.
    */
-  #rotaTurn = { at: NaN, open: 0, probes: 0, answers: 0, refused: -Infinity, until: 0, from: 0, spacing: 0 };
+  #rotaTurn = { at: NaN, open: 0, probes: 0, refused: false, until: 0, from: 0, spacing: 0 };
   #value: number;
   #slowStart = true;
   /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -593,7 +591,7 @@ export class Pace {
       const open = owner === index ? 1 : gone ? (this.#heir(owner, at) ? 3 : 2) : seen[owner]! > at ? 2 : 0;
       const spacing = ROTA_SLOWER * (rota.ownSpacing || this.#windowMs);
       const from = (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS;
-      Object.assign(of, { at, open, probes: 0, answers: 0, refused: -Infinity, spacing, from });
+      Object.assign(of, { at, open, probes: 0, refused: false, spacing, from });
     }
     if (modulo(at + 1, count) !== index && left < this.#windowMs) return left;
     if (of.open === 2) return left;
@@ -603,14 +601,15 @@ export class Pace {
 
   /**
    * A push-back in gone shard `owner`'s turn `at`, taken over: that shard back? The turn is shut, its next probed (gone until a
-   * probe is pushed back: taken for there, it was given turns it left idle as an heir). Alone, only with a second close by: one
-   * alone is its own timing (a timer late, two starts bunched), and shut for each, a shard run alone went at half its pace.
+   * probe is pushed back: taken for there, it was given turns it left idle as an heir). Alone, at the turn's second: one alone is
+   * its own timing (a timer late, two starts bunched), and shut for each, a shard run alone went at half its pace. (Over 20
+   * answers apart, not enough: a shard started 10 s after the other, refused there now and then, got 0.02 of its share.)
    */
   #takenBack(owner: number, at: number): void {
     const [of, { index, count, seen, back }] = [this.#rotaTurn, this.#rota!];
     const alone = seen.every((till, shard) => shard === index || Number.isNaN(till));
-    if (!alone || of.answers - of.refused <= ROTA_CLOSE) [of.open, back[owner]] = [2, at + count];
-    of.refused = of.answers;
+    if (!alone || of.refused) [of.open, back[owner]] = [2, at + count];
+    of.refused = true;
   }
 
   /**
@@ -644,7 +643,6 @@ export class Pace {
     // Answers in another's turn teach the pace nothing (it is held there, see ROTA_SLOWER); a time-out still does.
     if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
     if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
-    if (at === of.at) of.answers++;
     if (at === of.at && answer === Answer.PushedBack && of.open === 3) this.#takenBack(owner, at);
     else if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, at + ROTA_SEEN * count];
     if (answer === Answer.PushedBack) this.pushedBack++;
