@@ -4,12 +4,12 @@
 // it under the goal), and again past the goal in its seventeenth pass: the shards' rota and the window
 // hold (+155 lines in pace.ts, 46 taken out elsewhere). The eighteenth pass's size pass paid the 112
 // back outside pace.ts (long messages and arguments named before the one call that takes them, types
-// named once), so the budget was at the goal again; that pass's rota rules for shards left alone or in
-// pairs (a shard run alone at half its pace) took 31 lines of it back. A size pass owes them.
+// named once), so the budget is at the goal again, but for one line: take()'s least wait for the rota
+// (the eighteenth pass's rota rules for shards left alone were tried and not kept).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_631;
+const BUDGET = 11_601;
 const GOAL = 11_600;
 
 function lines(dir) {

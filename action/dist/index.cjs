@@ -43140,7 +43140,7 @@ var init_pace = __esm({
     ROTA_MS = 2e3;
     ROTA_PROBES = 5;
     ROTA_MOST = 4;
-    ROTA_SEEN = [1, 3];
+    ROTA_SEEN = 2;
     ROTA_SLOWER = 1.1;
     ROTA_EDGE_MS = 50;
     RATE_ANSWERS = 10;
@@ -43168,10 +43168,9 @@ var init_pace = __esm({
       #rota;
       /**
        * The turn on the wall clock last seen (NaN: not on the rota yet); `open`: 0 another's, probed; 1 its own; 2 another's, shut;
-       * 3 a gone shard's, taken over. Probes in, whether one taken over was pushed back, the wait it set, no start before `from` (wall
-       * clock), the spacing taken over at.
+       * 3 a gone shard's, taken over. Probes in, the wait it set, no start before `from` (wall clock), the spacing taken over at.
        */
-      #rotaTurn = { at: NaN, open: 0, probes: 0, refused: false, until: 0, from: 0, spacing: 0 };
+      #rotaTurn = { at: NaN, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
       #value;
       #slowStart = true;
       /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -43312,7 +43311,6 @@ var init_pace = __esm({
           ...rota,
           clock: rota.clock ?? options.now,
           seen: new Float64Array(rota.count),
-          back: new Float64Array(rota.count).fill(NaN),
           ownAt: -1,
           ownIn: 0,
           ownSpacing: 0,
@@ -43494,7 +43492,7 @@ var init_pace = __esm({
        * Another's turn is probed one at a time from a random point of its second quarter; ROTA_PROBES in a row in, that shard is gone
        * (done, not started, or a shard run alone), and its turns are taken over from then on, a little slower than its own (so that
        * a push-back there is that shard back: probed again at its next turn). A probe pushed back shuts the turn, and that shard's
-       * turns for the rounds ROTA_SEEN says. Returns the wait (ms) before a start may go (0: now).
+       * next ROTA_SEEN. Returns the wait (ms) before a start may go (0: now).
        */
       #rotaWait(inFlight) {
         const rota = this.#rota;
@@ -43507,34 +43505,16 @@ var init_pace = __esm({
           [this.#crowded, this.#noise] = [false, 0];
         }
         if (of.at !== at) {
-          if (owner !== index && rota.ownIn > 0) rota.ownSpacing = ROTA_MS / rota.ownIn;
-          const gone = Number.isNaN(seen[owner]) && rota.back[owner] !== at;
-          const open = owner === index ? 1 : gone ? this.#heir(owner, at) ? 3 : 2 : seen[owner] > at ? 2 : 0;
+          const open = owner === index ? 1 : Number.isNaN(seen[owner]) ? this.#heir(owner, at) ? 3 : 2 : seen[owner] > at ? 2 : 0;
           const spacing = ROTA_SLOWER * (rota.ownSpacing || this.#windowMs);
-          const from = (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS;
-          Object.assign(of, { at, open, probes: 0, refused: false, spacing, from });
+          Object.assign(of, { at, open, probes: 0, spacing, from: (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS });
         }
         if (modulo(at + 1, count2) !== index && left < this.#windowMs) return left;
         if (of.open === 2) return left;
         if (of.open !== 1 && t < of.from) return of.from - t;
         return of.open === 0 && inFlight > 0 ? Math.max(1, this.#windowMs / 4) : 0;
       }
-      /**
-       * A push-back in gone shard `owner`'s turn `at`, taken over: that shard back? The turn is shut, its next probed (gone until a
-       * probe is pushed back: taken for there, it was given turns it left idle as an heir). Alone, at the turn's second: one alone is
-       * its own timing (a timer late, two starts bunched), and shut for each, a shard run alone went at half its pace. (Over 20
-       * answers apart, not enough: a shard started 10 s after the other, refused there now and then, got 0.02 of its share.)
-       */
-      #takenBack(owner, at) {
-        const [of, { index, count: count2, seen, back }] = [this.#rotaTurn, this.#rota];
-        const alone = seen.every((till, shard2) => shard2 === index || Number.isNaN(till));
-        if (!alone || of.refused) [of.open, back[owner]] = [2, at + count2];
-        of.refused = true;
-      }
-      /**
-       * Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at
-       * once). For two, every other round (see ROTA_SEEN).
-       */
+      /** Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at once). */
       #heir(owner, at) {
         const { index, count: count2, seen } = this.#rota;
         const live = [...seen.keys()].filter((shard2) => shard2 === index || !Number.isNaN(seen[shard2]));
@@ -43549,7 +43529,7 @@ var init_pace = __esm({
         const at = Math.floor((rota.clock() - rttMs) / ROTA_MS);
         const owner = modulo(at, count2);
         if (owner === index && answer === Answer.Accepted) {
-          if (at !== rota.ownAt) [rota.ownAt, rota.ownIn] = [at, 0];
+          if (at !== rota.ownAt) [rota.ownSpacing, rota.ownAt, rota.ownIn] = [rota.ownIn > 0 ? ROTA_MS / rota.ownIn : 0, at, 0];
           rota.ownIn++;
         }
         const into = rota.clock() - rttMs - at * ROTA_MS;
@@ -43558,9 +43538,7 @@ var init_pace = __esm({
         if (owner === index) return answer === Answer.PushedBack && edge;
         if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
         if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
-        if (at === of.at && answer === Answer.PushedBack && of.open === 3) this.#takenBack(owner, at);
-        else if (at === of.at && answer === Answer.PushedBack)
-          [of.open, seen[owner]] = [2, at + ROTA_SEEN[modulo(Math.floor(at / count2), 2)] * count2];
+        if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count2];
         if (answer === Answer.PushedBack) this.pushedBack++;
         if (answer === Answer.PushedBack) this.#stopIfHopeless(this.#now(), -1);
         else this.#refusingSince = -1;

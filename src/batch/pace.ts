@@ -163,12 +163,8 @@ const ROTA_MS = 2_000;
 const ROTA_PROBES = 5;
 /** Up to this many shards: more take turns too seldom, and find idle turns too slowly, to gain over sharing at once. */
 const ROTA_MOST = 4;
-/**
- * A probe pushed back in another's turn: that shard is there, probed again after one round or three, by the round's parity. Two
- * live shards take a gone one's turns in alternate rounds (#heir): probed every second round, a shard met the same one there each
- * time and never learnt the owner was gone; probed every round, a strict 30-40/s was pushed back twice as often.
- */
-const ROTA_SEEN = [1, 3];
+/** A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed. */
+const ROTA_SEEN = 2;
 /** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
 const ROTA_SLOWER = 1.1;
 /** Clocks apart by up to this much (ms) make turns overlap at their edges: push-backs there are not its limit's. */
@@ -201,10 +197,9 @@ export class Pace {
   readonly #rota: Rota | undefined;
   /**
    * The turn on the wall clock last seen (NaN: not on the rota yet); `open`: 0 another's, probed; 1 its own; 2 another's, shut;
-   * 3 a gone shard's, taken over. Probes in, whether one taken over was pushed back, the wait it set, no start before `from` (wall
-   * clock), the spacing taken over at.
+   * 3 a gone shard's, taken over. Probes in, the wait it set, no start before `from` (wall clock), the spacing taken over at.
    */
-  #rotaTurn = { at: NaN, open: 0, probes: 0, refused: false, until: 0, from: 0, spacing: 0 };
+  #rotaTurn = { at: NaN, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
   #value: number;
   #slowStart = true;
   /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
@@ -336,7 +331,6 @@ export class Pace {
             ...rota,
             clock: rota.clock ?? options.now,
             seen: new Float64Array(rota.count),
-            back: new Float64Array(rota.count).fill(NaN),
             ownAt: -1,
             ownIn: 0,
             ownSpacing: 0,
@@ -569,7 +563,7 @@ export class Pace {
    * Another's turn is probed one at a time from a random point of its second quarter; ROTA_PROBES in a row in, that shard is gone
    * (done, not started, or a shard run alone), and its turns are taken over from then on, a little slower than its own (so that
    * a push-back there is that shard back: probed again at its next turn). A probe pushed back shuts the turn, and that shard's
-   * turns for the rounds ROTA_SEEN says. Returns the wait (ms) before a start may go (0: now).
+   * next ROTA_SEEN. Returns the wait (ms) before a start may go (0: now).
    */
   #rotaWait(inFlight: number): number {
     const rota = this.#rota;
@@ -584,15 +578,10 @@ export class Pace {
       [this.#crowded, this.#noise] = [false, 0];
     }
     if (of.at !== at) {
-      // Its own last turn is over (no start within a round trip of its end): its pace there, for turns taken over (known a round
-      // sooner than at its next turn: a shard run alone took the others' turns at one a round trip for two rounds).
-      if (owner !== index && rota.ownIn > 0) rota.ownSpacing = ROTA_MS / rota.ownIn;
-      // Gone (see ROTA_SLOWER): taken over from the start, a little slower than its own turns go; probed when pushed back there.
-      const gone = Number.isNaN(seen[owner]) && rota.back[owner] !== at;
-      const open = owner === index ? 1 : gone ? (this.#heir(owner, at) ? 3 : 2) : seen[owner]! > at ? 2 : 0;
+      // Gone (see ROTA_SLOWER): taken over from the start, a little slower than its own turns go.
+      const open = owner === index ? 1 : Number.isNaN(seen[owner]) ? (this.#heir(owner, at) ? 3 : 2) : seen[owner]! > at ? 2 : 0;
       const spacing = ROTA_SLOWER * (rota.ownSpacing || this.#windowMs);
-      const from = (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS;
-      Object.assign(of, { at, open, probes: 0, refused: false, spacing, from });
+      Object.assign(of, { at, open, probes: 0, spacing, from: (at + (open === 3 ? 0 : 0.25 + this.#random() / 4)) * ROTA_MS });
     }
     if (modulo(at + 1, count) !== index && left < this.#windowMs) return left;
     if (of.open === 2) return left;
@@ -600,23 +589,7 @@ export class Pace {
     return of.open === 0 && inFlight > 0 ? Math.max(1, this.#windowMs / 4) : 0;
   }
 
-  /**
-   * A push-back in gone shard `owner`'s turn `at`, taken over: that shard back? The turn is shut, its next probed (gone until a
-   * probe is pushed back: taken for there, it was given turns it left idle as an heir). Alone, at the turn's second: one alone is
-   * its own timing (a timer late, two starts bunched), and shut for each, a shard run alone went at half its pace. (Over 20
-   * answers apart, not enough: a shard started 10 s after the other, refused there now and then, got 0.02 of its share.)
-   */
-  #takenBack(owner: number, at: number): void {
-    const [of, { index, count, seen, back }] = [this.#rotaTurn, this.#rota!];
-    const alone = seen.every((till, shard) => shard === index || Number.isNaN(till));
-    if (!alone || of.refused) [of.open, back[owner]] = [2, at + count];
-    of.refused = true;
-  }
-
-  /**
-   * Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at
-   * once). For two, every other round (see ROTA_SEEN).
-   */
+  /** Whether a gone shard's turn `at` is this one's: one of those not found gone, in turn, as each of them sees them (no two at once). */
   #heir(owner: number, at: number): boolean {
     const { index, count, seen } = this.#rota!;
     const live = [...seen.keys()].filter((shard) => shard === index || !Number.isNaN(seen[shard]));
@@ -631,9 +604,9 @@ export class Pace {
     const [of, { index, count, seen }] = [this.#rotaTurn, rota];
     const at = Math.floor((rota.clock() - rttMs) / ROTA_MS);
     const owner = modulo(at, count);
-    // Its own turns' pace, for another's taken over (see #rotaWait): the starts its turn got in.
+    // Its own turns' pace, for another's taken over: the time a turn takes over the starts it got in.
     if (owner === index && answer === Answer.Accepted) {
-      if (at !== rota.ownAt) [rota.ownAt, rota.ownIn] = [at, 0];
+      if (at !== rota.ownAt) [rota.ownSpacing, rota.ownAt, rota.ownIn] = [rota.ownIn > 0 ? ROTA_MS / rota.ownIn : 0, at, 0];
       rota.ownIn++;
     }
     // A push-back at its own turn's edges is another's clock a little apart (the turns overlap), not its limit.
@@ -644,9 +617,8 @@ export class Pace {
     // Answers in another's turn teach the pace nothing (it is held there, see ROTA_SLOWER); a time-out still does.
     if (answer !== Answer.Accepted && answer !== Answer.PushedBack) return false;
     if (at === of.at && answer === Answer.Accepted && of.open === 0 && ++of.probes >= ROTA_PROBES) [of.open, seen[owner]] = [3, NaN];
-    if (at === of.at && answer === Answer.PushedBack && of.open === 3) this.#takenBack(owner, at);
-    else if (at === of.at && answer === Answer.PushedBack)
-      [of.open, seen[owner]] = [2, at + ROTA_SEEN[modulo(Math.floor(at / count), 2)]! * count];
+    // Taken over at a pace its own limit does not refuse, a push-back is that shard back: probed again at its next turn.
+    if (at === of.at && answer === Answer.PushedBack) [of.open, seen[owner]] = [2, of.open === 3 ? at + 1 : at + ROTA_SEEN * count];
     if (answer === Answer.PushedBack) this.pushedBack++;
     // Still counted towards stopping: pushed back in every turn, nothing accepted for stallMs, it stops (contract).
     if (answer === Answer.PushedBack) this.#stopIfHopeless(this.#now(), -1);
@@ -1201,9 +1173,7 @@ interface Rota {
   clock: () => number;
   /** Per shard: the turn until which it is taken to be there (NaN: gone). */
   seen: Float64Array;
-  /** Per gone shard: its turn to probe again, a push-back having come in one taken over (NaN: none). */
-  back: Float64Array;
-  /** Its own last turn, the starts got in there, and the spacing its last whole own turn came to. */
+  /** Its own last turn, the starts got in there, and the spacing they came to in the turn before. */
   ownAt: number;
   ownIn: number;
   ownSpacing: number;

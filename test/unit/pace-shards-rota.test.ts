@@ -135,7 +135,7 @@ describe('shards on a strict limit take turns', () => {
     }
   });
 
-  it('a service down for good stops four shards on the rota within 39 s of its last acceptance (stallMs 30 s)', () => {
+  it('a service down for good stops four shards on the rota within 33 s of its last acceptance (stallMs 30 s)', () => {
     const strict = strictRate(100);
     const service: Service = (t, who) => (t < 20_000 ? strict(t, who) : { at: t + 50, answer: Answer.PushedBack });
     const results = simulateSenders(
@@ -143,9 +143,8 @@ describe('shards on a strict limit take turns', () => {
       [0, 1, 2, 3].map(() => ({ rows: 3_000 })),
       { limitMs: 400_000 },
     );
-    // 36.8-38.1 s after: 30 s from each shard's first push-back, which may come a round after the last acceptance (its own turns
-    // 8 s apart, the others' probed every one or three rounds). 49444dc: 31-35 s, probing every second round. Never stopped: fails.
-    expect(Math.max(...results.map((r) => r.pushedBackAt.at(-1)!))).toBeLessThan(20_000 + 39_000);
+    // Push-backs in others' turns count towards the stall (31-35 s after on loaded machines). Without, 38 s after.
+    expect(Math.max(...results.map((r) => r.pushedBackAt.at(-1)!))).toBeLessThan(20_000 + 33_000);
   });
 
   it("a Retry-After in another shard's turn is still waited for: one over 60 s stops the batch, keeping its rows (contract)", () => {
