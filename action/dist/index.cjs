@@ -43181,7 +43181,7 @@ var init_pace = __esm({
       /** When the current run of push-backs with nothing accepted began (-1: none). */
       #refusingSince = -1;
       #win = { held: false, lo: 0, hi: 0, mark: 0 };
-      // a window limit held, the last run's end, the push-backs it tolerates (#windowEnded)
+      // held; the last run's last push-back (lo), the answer ending it (hi); let go under mark (#windowEnded)
       #lastPushBack = -Infinity;
       #used = 0;
       // the most in flight at once in this round trip
@@ -43401,8 +43401,8 @@ var init_pace = __esm({
         const [win, took] = [this.#win, this.#took((this.#win.held ? now : this.#lastPushBack) - WINDOW_MS - NOISE_MS, 1) - 1];
         if (win.held && took >= 2) this.#tripGapMs = this.#rateGapMs = Math.max(this.#rateGapMs, WINDOW_MS / took);
         if (now - this.#refusingSince < 2 * this.#windowMs || 2 * (now - this.#lastPushBack) > now - this.#refusingSince) return -1;
-        const k = win.lo === win.hi && took >= 2 * WINDOW_LEAST ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS));
-        const edge = k * WINDOW_MS <= now - win.lo + EDGE_MS && 4 * took * Math.max(0, Math.min(...this.#spacings)) < WINDOW_MS;
+        const windows = win.lo === win.hi && took >= 2 * WINDOW_LEAST ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS));
+        const edge = windows * WINDOW_MS <= now - win.lo + EDGE_MS && 4 * took * Math.max(0, Math.min(...this.#spacings)) < WINDOW_MS;
         [win.lo, win.hi] = [this.#lastPushBack, now];
         if (win.held || !edge || took < Math.max(WINDOW_LEAST, 2 * WINDOW_MS / this.#windowMs) || !this.#paced || this.#shared) return -1;
         [win.held, win.mark, this.gapMs] = [true, this.#answers - 20 * (this.pushedBack + TOLERATED_PUSH_BACKS + took / 2), 0];

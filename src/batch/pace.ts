@@ -209,7 +209,7 @@ export class Pace {
   #lastAccepted: number;
   /** When the current run of push-backs with nothing accepted began (-1: none). */
   #refusingSince = -1;
-  #win = { held: false, lo: 0, hi: 0, mark: 0 }; // a window limit held, the last run's end, the push-backs it tolerates (#windowEnded)
+  #win = { held: false, lo: 0, hi: 0, mark: 0 }; // held; the last run's last push-back (lo), the answer ending it (hi); let go under mark (#windowEnded)
   #lastPushBack = -Infinity;
   #used = 0; // the most in flight at once in this round trip
   /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
@@ -443,9 +443,9 @@ export class Pace {
     const [win, took] = [this.#win, this.#took((this.#win.held ? now : this.#lastPushBack) - WINDOW_MS - NOISE_MS, 1) - 1];
     if (win.held && took >= 2) this.#tripGapMs = this.#rateGapMs = Math.max(this.#rateGapMs, WINDOW_MS / took); // no faster
     if (now - this.#refusingSince < 2 * this.#windowMs || 2 * (now - this.#lastPushBack) > now - this.#refusingSince) return -1; // a run
-    const k =
+    const windows =
       win.lo === win.hi && took >= 2 * WINDOW_LEAST ? 0 : Math.max(1, Math.ceil((this.#lastPushBack - win.hi - EDGE_MS) / WINDOW_MS));
-    const edge = k * WINDOW_MS <= now - win.lo + EDGE_MS && 4 * took * Math.max(0, Math.min(...this.#spacings)) < WINDOW_MS; // a burst
+    const edge = windows * WINDOW_MS <= now - win.lo + EDGE_MS && 4 * took * Math.max(0, Math.min(...this.#spacings)) < WINDOW_MS; // a burst
     [win.lo, win.hi] = [this.#lastPushBack, now];
     if (win.held || !edge || took < Math.max(WINDOW_LEAST, (2 * WINDOW_MS) / this.#windowMs) || !this.#paced || this.#shared) return -1;
     [win.held, win.mark, this.gapMs] = [true, this.#answers - 20 * (this.pushedBack + TOLERATED_PUSH_BACKS + took / 2), 0];

@@ -27,6 +27,16 @@ function byTurn(plans: { rows: number; startAt?: number }[], from: number, optio
   return counts;
 }
 
+/** Two of four (the other two done), 3,000 rows each: the lower one's acceptances over the higher one's while both send. */
+function twoOfFour(seed: number): number {
+  const loaded = seed !== 42;
+  const plans = [{ rows: 3_000 }, { rows: 3_000 }, { rows: 0 }, { rows: 0 }];
+  const [a, b] = simulateSenders(strictRate(100, { jitterMs: loaded ? 2 : 0, seed }), plans, { loaded, seed, limitMs: 400_000 });
+  const to = Math.min(a!.last, b!.last);
+  const [inA, inB] = [a!, b!].map((r) => r.acceptedAt.filter((t) => t <= to).length);
+  return Math.min(inA!, inB!) / Math.max(inA!, inB!);
+}
+
 describe('shards on a strict limit take turns', () => {
   it('four together: each sends in its own turns, and each takes a fair share', () => {
     const counts = byTurn(
@@ -72,15 +82,12 @@ describe('shards on a strict limit take turns', () => {
   });
 
   it('two of four running (the other two done): each takes the gone turns in turn, neither under 0.6 of the other', () => {
-    for (const seed of [42, 1, 2]) {
-      const loaded = seed !== 42;
-      const plans = [{ rows: 3_000 }, { rows: 3_000 }, { rows: 0 }, { rows: 0 }];
-      const [a, b] = simulateSenders(strictRate(100, { jitterMs: loaded ? 2 : 0, seed }), plans, { loaded, seed, limitMs: 400_000 });
-      const to = Math.min(a!.last, b!.last);
-      const [inA, inB] = [a!, b!].map((r) => r.acceptedAt.filter((t) => t <= to).length);
-      // 0.76-1.00. Every shard taking a gone turn at once: they collide there; the first after it alone: 3 turns against 1.
-      expect({ seed, fair: Math.min(inA!, inB!) >= 0.6 * Math.max(inA!, inB!) }).toEqual({ seed, fair: true });
-    }
+    // 0.76-1.00. Every shard taking a gone turn at once: they collide there; the first after it alone: 3 turns against 1.
+    for (const seed of [42, 1, 2]) expect({ seed, fair: twoOfFour(seed) >= 0.6 }).toEqual({ seed, fair: true });
+    // 0.75, 0.97 and 0.96 on three more loaded machines. A probe every second round can meet the same live shard there each time
+    // (the heirs alternate every round) and never learn the owner is gone: with the others' turns taken over at once (tried in
+    // the eighteenth pass), 0.14, 0.65 and 0.66.
+    for (const seed of [11, 22, 29]) expect({ seed, fair: twoOfFour(seed) >= 0.7 }).toEqual({ seed, fair: true });
   });
 
   it("more than four shards share at once, as before the rota: one of eight run alone takes a batch alone's share", () => {
