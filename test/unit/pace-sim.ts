@@ -353,8 +353,9 @@ export function simulateSenders(
     // counts it in the round trip (0: never). Drawn from its own numbers, so that the other options' figures stay as they were.
     const starting = numbers(seed * 19 + who);
     const startEnd = (plan.startAt ?? 0) + START_MS;
+    // The offset is the wall clock's (the rota's): the pace's own clock is the process's, monotonic, never below 0 (the runner's).
     const clock = () => now + (clockOffsetsMs[who] ?? 0);
-    const pace = new Pace({ max, now: clock, random, shared, rota: shared && rota ? { index: who, count: plans.length } : undefined });
+    const pace = new Pace({ max, now: () => now, random, shared, rota: shared && rota ? { index: who, count: plans.length, clock } : undefined });
     const result: SenderResult = {
       ...{ accepted: 0, answers: 0, pushedBack: 0, answersLate: 0, pushedBackLate: 0, first: -1, last: 0, perSecond: 0 },
       ...{ acceptedAt: [] as number[], pushedBackAt: [] as number[], lowest: 0, highest: 0 },
@@ -392,8 +393,9 @@ export function simulateSenders(
         });
       }
       const wait = pace.pausedFor();
-      if (left > 0 && wait > 0 && wakeAt !== now + wait) {
-        wakeAt = now + wait;
+      // As the runner, which waits 1 ms at least: a wait under the clock's precision still wakes it.
+      if (left > 0 && wait > 0 && wakeAt !== now + Math.max(wait, 0.001)) {
+        wakeAt = now + Math.max(wait, 0.001);
         events.push(after(wakeAt), pump);
       }
     };
