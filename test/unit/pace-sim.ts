@@ -355,7 +355,13 @@ export function simulateSenders(
     const startEnd = (plan.startAt ?? 0) + START_MS;
     // The offset is the wall clock's (the rota's): the pace's own clock is the process's, monotonic, never below 0 (the runner's).
     const clock = () => now + (clockOffsetsMs[who] ?? 0);
-    const pace = new Pace({ max, now: () => now, random, shared, rota: shared && rota ? { index: who, count: plans.length, clock } : undefined });
+    const pace = new Pace({
+      max,
+      now: () => now,
+      random,
+      shared,
+      rota: shared && rota ? { index: who, count: plans.length, clock } : undefined,
+    });
     const result: SenderResult = {
       ...{ accepted: 0, answers: 0, pushedBack: 0, answersLate: 0, pushedBackLate: 0, first: -1, last: 0, perSecond: 0 },
       ...{ acceptedAt: [] as number[], pushedBackAt: [] as number[], lowest: 0, highest: 0 },
