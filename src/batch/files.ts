@@ -129,8 +129,8 @@ export function replayCommand(
 export function replayNames(file: string): { failed: string; journal: string } {
   const ext = path.extname(file);
   const stem = file.slice(0, file.length - ext.length);
-  // A short counter is the one a replay added; six digits are the time of a default name.
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  // A short counter is a replay's if its journal is beside it; a user's own (failed-1.csv, shard 1's) stays: failed-1-2.csv, not 2's.
+  const counted = fs.existsSync(`${file}.journal`) ? /^(.*)-(\d{1,3})$/.exec(stem) : null;
   const base = counted ? counted[1]! : stem;
   let mine: InputFingerprint | undefined;
   const same = (journal: string): boolean => {

@@ -150,3 +150,24 @@ describe('a printed replay command', () => {
     expect(fs.readFileSync(path.join(box.home, 'failed-3.csv'), 'utf8')).toBe('someone else\n');
   }, 120_000);
 });
+
+describe("README's matrix (--failed failed-${{ matrix.shard }}.csv), its failed files then in one folder", () => {
+  it("shard 1's printed replay names a file of its own, and running it leaves shard 2's failed file as it was", async () => {
+    const all = users(40);
+    service.refused = new Set(all);
+    fs.writeFileSync(path.join(box.home, 'in.csv'), csvOf(all));
+    // Shard 1 runs on its machine: no failed-2.csv there when it prints its replay (audit19 F1: it named failed-2.csv).
+    const one = await batch(['batch', 'in.csv', '--shard', '1/4', '--failed', 'failed-1.csv']);
+    expect(one.code).toBe(1);
+    const replay = printedNext(one);
+    expect(replay.slice(2, 4)).toEqual(['--failed', 'failed-1-2.csv']);
+    // Shard 2 on another; its failed file downloaded beside shard 1's, then shard 1's printed command is followed.
+    const two = await batch(['batch', 'in.csv', '--shard', '2/4', '--failed', 'failed-2.csv']);
+    expect(two.code).toBe(1);
+    const kept = fs.readFileSync(path.join(box.home, 'failed-2.csv'), 'utf8');
+    expect(kept.trim().split('\n').length).toBeGreaterThan(1);
+    service.refused = new Set();
+    expect((await batch(replay)).code).toBe(0);
+    expect(fs.readFileSync(path.join(box.home, 'failed-2.csv'), 'utf8')).toBe(kept);
+  }, 120_000);
+});

@@ -87,12 +87,21 @@ describe('FileLock', () => {
 describe('the replay names a new failed file', () => {
   it.each([
     ['failed.csv', 'failed-2.csv'],
-    ['failed-2.csv', 'failed-3.csv'],
     ['out/kept.ndjson', 'out/kept-2.ndjson'],
     ['trigger-failed-2026-11-22-190437.csv', 'trigger-failed-2026-11-22-190437-2.csv'],
-    ['trigger-failed-2026-11-22-190437-9.csv', 'trigger-failed-2026-11-22-190437-10.csv'],
+    // A counter of the user's own (README's matrix writes failed-1.csv .. failed-4.csv): kept, never the next shard's name.
+    ['failed-1.csv', 'failed-1-2.csv'],
   ])('%s → %s', (from, to) => {
     expect(replayNames(from).failed).toBe(to);
+  });
+
+  it.each([
+    ['failed-2.csv', 'failed-3.csv'],
+    ['trigger-failed-2026-11-22-190437-9.csv', 'trigger-failed-2026-11-22-190437-10.csv'],
+  ])("a replay's own failed file (its journal beside it), %s → %s", (from, to) => {
+    fs.writeFileSync(path.join(dir, from), '');
+    fs.writeFileSync(path.join(dir, `${from}.journal`), '');
+    expect(replayNames(path.join(dir, from)).failed).toBe(path.join(dir, to));
   });
 
   it('skips a name that is taken', () => {
