@@ -42520,7 +42520,7 @@ function replayCommand(file, format2, trigger, next = { failed: replayNames(file
 function replayNames(file) {
   const ext = import_node_path13.default.extname(file);
   const stem = file.slice(0, file.length - ext.length);
-  const counted = /^(.*)-(\d{1,3})$/.exec(stem);
+  const counted = import_node_fs11.default.existsSync(`${file}.journal`) ? /^(.*)-(\d{1,3})$/.exec(stem) : null;
   const base = counted ? counted[1] : stem;
   let mine;
   const same = (journal) => {
