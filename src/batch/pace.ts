@@ -227,8 +227,8 @@ export class Pace {
   /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
   #spacingMs = 0;
   #paced = false;
-  /** Two starts within 2 ms both accepted: no strict limit, where others' refusals would look random (see #withRetryAfter). */
-  #burstTaken = false;
+  /** Two starts within 2 ms both accepted: no strict limit; for the rota, thrice (once: send times whole-ms round trips misread, audit19). */
+  #burstsTaken = 0;
   /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
   #startsInARow = 0;
   #sentInBursts = false;
@@ -372,7 +372,7 @@ export class Pace {
       this.#acceptedEvery = now - this.#lastAccepted;
       this.#lastAccepted = now;
       this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
-      if (Math.abs(now - rttMs - this.#acceptedSent) < 2 * MIN_RTT_MS) this.#burstTaken = true; // round trips are whole ms
+      if (Math.abs(now - rttMs - this.#acceptedSent) < 2 * MIN_RTT_MS) this.#burstsTaken++; // round trips are whole ms
       this.#acceptedSent = now - rttMs;
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
@@ -455,9 +455,9 @@ export class Pace {
     return -1;
   }
 
-  /** With Retry-After: no share at random on a strict limit (#burstTaken; beside others, tolerated, it storms: item 52); item 14's jitter. */
+  /** With Retry-After: no share at random on a strict limit (#burstsTaken; beside others, tolerated, it storms: item 52); item 14's jitter. */
   #withRetryAfter(now: number): void {
-    [this.#win.held, this.#noise] = [false, this.#burstTaken ? this.#noise : 0]; // a window held is let go
+    [this.#win.held, this.#noise] = [false, this.#burstsTaken > 0 ? this.#noise : 0]; // a window held is let go
     if (!this.#paced && this.#noise === 0) this.#jitter(now);
   }
 
@@ -652,7 +652,7 @@ export class Pace {
 
   /** Shards take turns on a strict rate: pushed back without Retry-After, refused as soon as accepted (#strictRate), no two starts at once taken. */
   get #onRota(): boolean {
-    return this.#rota?.fits === true && this.#paced && !this.#burstTaken;
+    return this.#rota?.fits === true && this.#paced && this.#burstsTaken < 3;
   }
 
   /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */

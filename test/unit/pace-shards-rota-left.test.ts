@@ -45,4 +45,28 @@ describe('shards left on the rota', () => {
     const took = pace.take(0);
     expect({ took, woken: pace.pausedFor() > 0 }).toEqual({ took: false, woken: true });
   });
+
+  it('one pair of answers whose send times read under 2 ms apart (whole-ms round trips) leaves a shard on the rota; three do not', () => {
+    // audit19: on the real binary a shard latched off the rota for good on one such pair, then hogged or lagged for minutes.
+    const onRota = (pairs: number): boolean => {
+      const [clock, wall] = [{ now: 1e9 }, { now: 0 }];
+      const rota = { index: 0, count: 2, clock: () => wall.now };
+      const pace = new Pace({ max: 64, initial: 4, now: () => clock.now, random: () => 0.5, shared: true, rota });
+      const answer = (kind: Answer, step: number, rtt = 50) => {
+        [clock.now, wall.now] = [clock.now + step, wall.now + step];
+        pace.answered(kind, rtt);
+      };
+      for (let i = 0; i < 15; i++) answer(Answer.PushedBack, 50);
+      for (let i = 0; i < 10; i++) answer(Answer.Accepted, 50);
+      // Two accepted answers 1 ms apart at the same round trip: their starts read 1 ms apart.
+      for (let i = 0; i < pairs; i++) {
+        answer(Answer.Accepted, 50);
+        answer(Answer.Accepted, 1);
+      }
+      // In shard 1's turn (2-4 s), before its probes (from 0.375 of it): on the rota it waits; off it, it goes.
+      wall.now = 2_100;
+      return !pace.take(0);
+    };
+    expect({ one: onRota(1), three: onRota(3) }).toEqual({ one: true, three: false });
+  });
 });
