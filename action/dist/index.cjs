@@ -43819,12 +43819,12 @@ var init_pace = __esm({
         return 0;
       }
       /** F1's base on trial: a path's step costs nothing a request, a queue shared with another client grows with each of ours (review17 B: 5 ms
-       * each). The middle of the last 3 windows not slow at 2+ in flight over the base by 1/16: a queue; the base before, 1 in flight (-1). */
+       * each). The middle of the last 3 windows not slow at 2+ in flight over the base by 1/32: a queue; the base before, 1 in flight (-1). */
       #queued(rtt) {
         const step = this.#step;
         if (step.baseAt === -Infinity || this.limit < 2 || rtt > SLOW_START_TOLERANCE * this.#baseRtt) return 0;
         step.costs = [step.costs[1], step.costs[2], rtt - this.#baseRtt];
-        if ([...step.costs].sort((a, b) => a - b)[1] <= Math.max(2 * NOISE_MS, this.#baseRtt / 16)) return 0;
+        if ([...step.costs].sort((a, b) => a - b)[1] <= Math.max(2 * NOISE_MS, this.#baseRtt / 32)) return 0;
         [this.#baseRtt, step.baseAt, step.runRtt] = [step.baseBefore, -Infinity, NaN];
         this.#set(1);
         return -1;
