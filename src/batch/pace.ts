@@ -959,8 +959,7 @@ export class Pace {
     else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
     step.lastSlow = now;
     if (this.#grown < 0) return -1;
-    const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#shared; // no other sender seen for 10 s (E)
-    if (this.#paced && calm && Math.abs(rtt - step.runRtt) <= rtt / 10)
+    if (this.#paced && !this.#shared && one && !this.#crowded && Math.abs(rtt - step.runRtt) <= rtt / 10)
       [step.baseAt, step.baseBefore, this.#baseRtt, step.costs] = [now, this.#baseRtt, rtt, [0, 0, 0]];
     return 0;
   }
