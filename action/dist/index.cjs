@@ -43064,7 +43064,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, STEP_MS, FAST_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43103,7 +43103,6 @@ var init_pace = __esm({
     CHANGES = 64;
     CEILING_MS = 3e3;
     [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS] = [2, 1e3, 8, 6];
-    [STEP_MS, FAST_MS] = [2e3, 1e4];
     HOLD_ROUND_TRIPS = 2;
     HOLD_ANSWERS = 100;
     QUIET_MS = 100;
@@ -43266,8 +43265,6 @@ var init_pace = __esm({
       // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
       #atOne = 0;
       // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
-      #step = { fastSince: 0, lastSlow: 0, runFrom: 0, runRtt: NaN, baseAt: -Infinity, baseBefore: 0, costs: [0, 0, 0] };
-      // F1 (#stepped)
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
       #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -43320,7 +43317,7 @@ var init_pace = __esm({
           fits: void 0,
           rtts: [0, Infinity, 0, Infinity]
         } : void 0;
-        this.#windowStart = this.#lastAccepted = this.#step.fastSince = options.now();
+        this.#windowStart = this.#lastAccepted = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
         this.#level = Array.from({ length: this.max + 1 }, () => [0, 0, 0]);
         this.#agedAt = options.now();
@@ -43783,7 +43780,7 @@ var init_pace = __esm({
             }
           }
         }
-        this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : this.#queued(rtt);
+        this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0;
         this.#slowBefore = slow ? rtt : 0;
         this.#nextWindow(now);
       }
@@ -43795,7 +43792,6 @@ var init_pace = __esm({
       #grownFor(now, rtt, cost) {
         const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
         const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
-        if (this.#tripGapMs === 0) return this.#stepped(now, rtt, one);
         const grown = this.#grown < 0 && one ? 0 : this.#grown;
         const queue = grown > 0 && rtt > grown + cost / 2;
         if (queue) this.#set(this.#value - 1);
@@ -43803,30 +43799,6 @@ var init_pace = __esm({
         if (!steady) return grown;
         this.#set(this.#value + 1);
         return grown || rtt;
-      }
-      /** Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS after FAST_MS with no slow spell (a step; not others'
-       * queue found at the start: F4), held 12 windows at one in flight, is the base, on trial (#queued); -1 while slow after the trial. */
-      #stepped(now, rtt, one) {
-        const step = this.#step;
-        if (!this.#slowBefore && step.lastSlow - step.runFrom >= STEP_MS) step.fastSince = step.lastSlow;
-        if (!this.#slowBefore) [step.runFrom, step.runRtt] = [now, now - step.fastSince >= FAST_MS ? rtt : NaN];
-        else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
-        step.lastSlow = now;
-        if (this.#grown < 0) return -1;
-        if (this.#paced && !this.#shared && one && !this.#crowded && Math.abs(rtt - step.runRtt) <= rtt / 10)
-          [step.baseAt, step.baseBefore, this.#baseRtt, step.costs] = [now, this.#baseRtt, rtt, [0, 0, 0]];
-        return 0;
-      }
-      /** F1's base on trial: a path's step costs nothing a request, a queue shared with another client grows with each of ours (review17 B: 5 ms
-       * each). The middle of the last 3 windows not slow at 2+ in flight over the base by 1/32: a queue; the base before, 1 in flight (-1). */
-      #queued(rtt) {
-        const step = this.#step;
-        if (step.baseAt === -Infinity || this.limit < 2 || rtt > SLOW_START_TOLERANCE * this.#baseRtt) return 0;
-        step.costs = [step.costs[1], step.costs[2], rtt - this.#baseRtt];
-        if ([...step.costs].sort((a, b) => a - b)[1] <= Math.max(2 * NOISE_MS, this.#baseRtt / 32)) return 0;
-        [this.#baseRtt, step.baseAt, step.runRtt] = [step.baseBefore, -Infinity, NaN];
-        this.#set(1);
-        return -1;
       }
       /**
        * Rebased (item 46): every 10 s from the rebase, and every 10 s on the clock (shards of one machine drain their one queue together,

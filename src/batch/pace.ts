@@ -94,7 +94,6 @@ const CHANGES = 64;
 const CEILING_MS = 3_000;
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts); a window's, a second, 8 up, edges 6 ms. */
 const [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS] = [2, 1_000, 8, 6];
-const [STEP_MS, FAST_MS] = [2_000, 10_000]; // F1: a slow run at its round trip within STEP_MS of its start, FAST_MS after the last
 /** Round trips, and answers accepted, at one under the ceiling before probing one above it. */
 const HOLD_ROUND_TRIPS = 2;
 const HOLD_ANSWERS = 100;
@@ -285,7 +284,6 @@ export class Pace {
   #slowBefore = 0;
   #grown = 0; // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
   #atOne = 0; // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
-  #step = { fastSince: 0, lastSlow: 0, runFrom: 0, runRtt: NaN, baseAt: -Infinity, baseBefore: 0, costs: [0, 0, 0] }; // F1 (#stepped)
   #slowFrom: [number, number] = [0, 0];
   /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
   #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -340,7 +338,7 @@ export class Pace {
             rtts: [0, Infinity, 0, Infinity],
           }
         : undefined;
-    this.#windowStart = this.#lastAccepted = this.#step.fastSince = options.now();
+    this.#windowStart = this.#lastAccepted = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
     this.#level = Array.from({ length: this.max + 1 }, (): Tally => [0, 0, 0]);
@@ -927,7 +925,7 @@ export class Pace {
         }
       }
     }
-    this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : this.#queued(rtt); // grown for good: one more (B5) or the base (F1), not a queue (F5)
+    this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0; // held, grown for good: one more (B5), not a queue (F5)
     this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
   }
@@ -940,7 +938,6 @@ export class Pace {
   #grownFor(now: number, rtt: number, cost: number): number {
     const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
     const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
-    if (this.#tripGapMs === 0) return this.#stepped(now, rtt, one);
     const grown = this.#grown < 0 && one ? 0 : this.#grown; // a path grown over a second, or twice
     const queue = grown > 0 && rtt > grown + cost / 2; // grown with the count: a queue of ours, one back
     if (queue) this.#set(this.#value - 1);
@@ -948,32 +945,6 @@ export class Pace {
     if (!steady) return grown;
     this.#set(this.#value + 1);
     return grown || rtt;
-  }
-
-  /** Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS after FAST_MS with no slow spell (a step; not others'
-   * queue found at the start: F4), held 12 windows at one in flight, is the base, on trial (#queued); -1 while slow after the trial. */
-  #stepped(now: number, rtt: number, one: boolean): number {
-    const step = this.#step;
-    if (!this.#slowBefore && step.lastSlow - step.runFrom >= STEP_MS) step.fastSince = step.lastSlow; // a slow spell, not a blip, ended then
-    if (!this.#slowBefore) [step.runFrom, step.runRtt] = [now, now - step.fastSince >= FAST_MS ? rtt : NaN];
-    else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
-    step.lastSlow = now;
-    if (this.#grown < 0) return -1;
-    if (this.#paced && !this.#shared && one && !this.#crowded && Math.abs(rtt - step.runRtt) <= rtt / 10)
-      [step.baseAt, step.baseBefore, this.#baseRtt, step.costs] = [now, this.#baseRtt, rtt, [0, 0, 0]];
-    return 0;
-  }
-
-  /** F1's base on trial: a path's step costs nothing a request, a queue shared with another client grows with each of ours (review17 B: 5 ms
-   * each). The middle of the last 3 windows not slow at 2+ in flight over the base by 1/32: a queue; the base before, 1 in flight (-1). */
-  #queued(rtt: number): number {
-    const step = this.#step;
-    if (step.baseAt === -Infinity || this.limit < 2 || rtt > SLOW_START_TOLERANCE * this.#baseRtt) return 0;
-    step.costs = [step.costs[1]!, step.costs[2]!, rtt - this.#baseRtt];
-    if ([...step.costs].sort((a, b) => a - b)[1]! <= Math.max(2 * NOISE_MS, this.#baseRtt / 32)) return 0;
-    [this.#baseRtt, step.baseAt, step.runRtt] = [step.baseBefore, -Infinity, NaN];
-    this.#set(1);
-    return -1;
   }
 
   /**
