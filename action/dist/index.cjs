@@ -43201,8 +43201,8 @@ var init_pace = __esm({
       /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
       #spacingMs = 0;
       #paced = false;
-      /** Two starts within 2 ms both accepted: no strict limit, where others' refusals would look random (see #withRetryAfter). */
-      #burstTaken = false;
+      /** Two starts within 2 ms both accepted: no strict limit; for the rota, thrice (once: send times whole-ms round trips misread, audit19). */
+      #burstsTaken = 0;
       /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
       #startsInARow = 0;
       #sentInBursts = false;
@@ -43344,7 +43344,7 @@ var init_pace = __esm({
           this.#acceptedEvery = now - this.#lastAccepted;
           this.#lastAccepted = now;
           this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
-          if (Math.abs(now - rttMs - this.#acceptedSent) < 2 * MIN_RTT_MS) this.#burstTaken = true;
+          if (Math.abs(now - rttMs - this.#acceptedSent) < 2 * MIN_RTT_MS) this.#burstsTaken++;
           this.#acceptedSent = now - rttMs;
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
           if (now - rttMs >= this.#cutAt) {
@@ -43409,9 +43409,9 @@ var init_pace = __esm({
         this.#set(this.#windowMs / (this.#tripGapMs = this.#rateGapMs = WINDOW_MS / took) + 1);
         return -1;
       }
-      /** With Retry-After: no share at random on a strict limit (#burstTaken; beside others, tolerated, it storms: item 52); item 14's jitter. */
+      /** With Retry-After: no share at random on a strict limit (#burstsTaken; beside others, tolerated, it storms: item 52); item 14's jitter. */
       #withRetryAfter(now) {
-        [this.#win.held, this.#noise] = [false, this.#burstTaken ? this.#noise : 0];
+        [this.#win.held, this.#noise] = [false, this.#burstsTaken > 0 ? this.#noise : 0];
         if (!this.#paced && this.#noise === 0) this.#jitter(now);
       }
       /** A Retry-After too long to wait, or push-backs with nothing accepted for stallMs: the batch stops. */
@@ -43565,7 +43565,7 @@ var init_pace = __esm({
       }
       /** Shards take turns on a strict rate: pushed back without Retry-After, refused as soon as accepted (#strictRate), no two starts at once taken. */
       get #onRota() {
-        return this.#rota?.fits === true && this.#paced && !this.#burstTaken;
+        return this.#rota?.fits === true && this.#paced && this.#burstsTaken < 3;
       }
       /** Paced, one at a time with a gap, from RELAY_MIN_RTT_MS away (item 18). */
       get #spaced() {
