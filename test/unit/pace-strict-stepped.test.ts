@@ -66,3 +66,44 @@ describe("another client's queue that steps up is not a path", () => {
     }
   });
 });
+
+/**
+ * R2: another client's queue that grows by less than the trial's threshold (the nineteenth pass's #queued, taken out) with each of ours. A strict 100/s in front of an
+ * app of 30 workers x 20 ms (FIFO, a 100 ms queue time-out, 503), another client with 240 requests in flight from 25 s (each sent
+ * again 50 ms after its answer): its queue lifts our round trip 50 -> ~160 ms in one step, and each request of ours costs it 0.67 ms.
+ * Taken as the base (the trial), the sender climbed; its own time-outs held it before the trial saw 4 ms: the other client, never
+ * timed out at one in flight (03d6d2e: 0 on 12 of 12 machines), was timed out 776-4,185 times in 60 s (review19 R2).
+ */
+describe("another client's queue that grows by under a millisecond with each of ours is not a path", () => {
+  it('strict 100/s > 30 workers x 20 ms, 100 ms queue time-out, another client 240 in flight from 25 s: from 30 s on, it is not timed out', () => {
+    for (const seed of [42, 1, 2, 3, 4, 5]) {
+      const free = new Array<number>(30).fill(0);
+      let [last, otherTimeOuts] = [-Infinity, 0];
+      const others = Array.from({ length: 240 }, (_, i) => 25_000 + i * 0.37);
+      const serve = (arrival: number, ours: boolean): { done: number; timedOut: boolean } => {
+        const w = free.indexOf(Math.min(...free));
+        const start = Math.max(arrival, free[w]!);
+        if (start - arrival > 100) {
+          if (!ours && arrival >= 30_000) otherTimeOuts++;
+          return { done: arrival + 100, timedOut: true };
+        }
+        free[w] = start + 20;
+        return { done: free[w]!, timedOut: false };
+      };
+      const service: Service = (t) => {
+        const arrival = t + 25;
+        for (;;) {
+          const i = others.indexOf(Math.min(...others));
+          if (others[i]! > arrival) break;
+          others[i] = serve(others[i]!, false).done + 50;
+        }
+        if (Math.floor(arrival) - Math.floor(last) < 10) return { at: arrival + 25, answer: Answer.PushedBack };
+        last = arrival;
+        const { done, timedOut } = serve(arrival, true);
+        return { at: done + 25, answer: timedOut ? Answer.PushedBack : Answer.Accepted };
+      };
+      simulateSenders(service, [{ rows: 1_000_000 }], { loaded: seed !== 42, seed, limitMs: 90_000 });
+      expect({ seed, otherTimeOuts: otherTimeOuts <= 10 }).toEqual({ seed, otherTimeOuts: true });
+    }
+  });
+});
