@@ -257,10 +257,8 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const text = lockText();
-  const cannot = (error: unknown) =>
-    new ConfigError(`cannot write ${file}: ${errnoWords(error, 'writing')}`, {
-      hint: options.hint ?? 'set TRIGGER_CONFIG_DIR to a folder you can write to',
-    });
+  const hint = options.hint ?? 'set TRIGGER_CONFIG_DIR to a folder you can write to';
+  const cannot = (error: unknown) => new ConfigError(`cannot write ${file}: ${errnoWords(error, 'writing')}`, { hint });
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     const blocked = take(lock, text, SETTINGS, cannot);

@@ -36058,9 +36058,8 @@ async function withLock(file, fn, options = {}) {
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;
   const text = lockText();
-  const cannot2 = (error2) => new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, {
-    hint: options.hint ?? "set TRIGGER_CONFIG_DIR to a folder you can write to"
-  });
+  const hint = options.hint ?? "set TRIGGER_CONFIG_DIR to a folder you can write to";
+  const cannot2 = (error2) => new ConfigError(`cannot write ${file}: ${errnoWords(error2, "writing")}`, { hint });
   const started = performance.now();
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     const blocked = take(lock, text, SETTINGS, cannot2);
@@ -36286,9 +36285,8 @@ async function loadKey(profile) {
   try {
     key = await bounded((e, signal) => e.getPassword(signal), profile);
   } catch (error2) {
-    throw new ConfigError(`the API key of profile "${profile}" is kept in ${storeName()}, but ${storeTrouble(reason(error2))}`, {
-      hint: `unlock it, or store the key in the config file instead: trigger config set-key --insecure-storage${profile === "default" ? "" : ` --profile ${profile}`}`
-    });
+    const hint = `unlock it, or store the key in the config file instead: trigger config set-key --insecure-storage${profile === "default" ? "" : ` --profile ${profile}`}`;
+    throw new ConfigError(`the API key of profile "${profile}" is kept in ${storeName()}, but ${storeTrouble(reason(error2))}`, { hint });
   }
   if (key === null || key === "") {
     const hint = `store it again: trigger config set-key${profile === "default" ? "" : ` --profile ${profile}`}`;
@@ -37382,10 +37380,9 @@ function readCsv(stream, options, format2) {
       yield* take3(false);
     }
     yield* take3(true);
+    const hint = "the first row must name the columns, e.g. triggerId,userId,value";
     if (!header && !options.emptyIsNoRows && !options.stopped?.stopped)
-      throw new UsageError("the CSV input is empty: no header row", {
-        hint: "the first row must name the columns, e.g. triggerId,userId,value"
-      });
+      throw new UsageError("the CSV input is empty: no header row", { hint });
   }
   return { rows: rows2(), header: () => header };
 }
@@ -41843,10 +41840,8 @@ function filesOf(source, cwd) {
     throw new UsageError(message, { hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input" });
   }
   if (stat.isFile()) return [{ path: at, name: source }];
-  if (!stat.isDirectory())
-    throw new UsageError(`${source} is not a regular file or folder`, {
-      hint: `pipe it to standard input: cat ${source} | trigger batch -`
-    });
+  const hint = `pipe it to standard input: cat ${source} | trigger batch -`;
+  if (!stat.isDirectory()) throw new UsageError(`${source} is not a regular file or folder`, { hint });
   return import_node_fs9.default.readdirSync(at).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => import_node_fs9.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
 }
 async function openFile(file, options) {
@@ -42283,9 +42278,8 @@ function refuseToCarryOn(file, loaded, options) {
   if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
     const then = before ? `the catalog ${before.path}` : "no catalog";
     const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
-    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, {
-      hint: before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal"
-    });
+    const hint2 = before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal";
+    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, { hint: hint2 });
   }
   if (header.format !== options.format) {
     const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
@@ -44425,10 +44419,8 @@ async function list(options, { io, env: env2 }) {
 }
 async function forgetStoredKey(profile, kept) {
   const failure = await deleteKey(profile);
-  if (failure)
-    throw new ConfigError(`cannot remove the key of profile "${profile}" from ${storeName()}: ${failure}${kept}`, {
-      hint: "unlock it and try again"
-    });
+  const message = `cannot remove the key of profile "${profile}" from ${storeName()}: ${failure}${kept}`;
+  if (failure) throw new ConfigError(message, { hint: "unlock it and try again" });
 }
 async function unset(nameArgument, options, { io, env: env2 }) {
   const name = settingName(nameArgument);
@@ -45129,10 +45121,8 @@ function show(id, options, ctx) {
 function bound(text, flag) {
   const json = parseValue(text, flag).json;
   const n = Number(json);
-  if (compareDecimal(String(n), json) !== 0)
-    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
-      hint: "give at most 17 significant digits"
-    });
+  const message = `${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`;
+  if (compareDecimal(String(n), json) !== 0) throw new UsageError(message, { hint: "give at most 17 significant digits" });
   return n;
 }
 function applyFields(entry, options) {
@@ -45172,15 +45162,12 @@ function writeTarget(where2, ctx, create2) {
 }
 async function add2(id, options, ctx) {
   checkNewId(id);
-  if (options.name === void 0)
-    throw new UsageError("add needs --name <text>: the name the dashboard shows", {
-      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`
-    });
+  const hint = `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`;
+  if (options.name === void 0) throw new UsageError("add needs --name <text>: the name the dashboard shows", { hint });
   await changeCatalog(options, ctx, true, (target2) => {
+    const hint2 = `change it with: trigger triggers edit ${shellQuote(id)}`;
     if (Object.hasOwn(target2.data.triggers, id))
-      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`, {
-        hint: `change it with: trigger triggers edit ${shellQuote(id)}`
-      });
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`, { hint: hint2 });
     const entry = applyFields({}, options);
     target2.save({ ...target2.data.triggers, [id]: entry });
     const { io } = ctx;
@@ -45226,10 +45213,8 @@ async function edit(id, options, ctx) {
     } else if (options.profile) {
       throw new UsageError("--profile in triggers edit names the profile for --id <id>");
     }
-    if (JSON.stringify(entry) === JSON.stringify(target2.data.triggers[key]))
-      throw new UsageError(`nothing to change for ${key}`, {
-        hint: "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id"
-      });
+    const hint = "give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id";
+    if (JSON.stringify(entry) === JSON.stringify(target2.data.triggers[key])) throw new UsageError(`nothing to change for ${key}`, { hint });
     target2.save({ ...target2.data.triggers, [key]: entry });
     ctx.io.stdout(`${ctx.io.outColors.success("changed")} ${printable(key)} in ${target2.shown}`);
   });

@@ -191,10 +191,8 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
   }
   if (stat.isFile()) return [{ path: at, name: source }];
   // A file is looked at before it is read, so a pipe's rows would be gone by then.
-  if (!stat.isDirectory())
-    throw new UsageError(`${source} is not a regular file or folder`, {
-      hint: `pipe it to standard input: cat ${source} | trigger batch -`,
-    });
+  const hint = `pipe it to standard input: cat ${source} | trigger batch -`;
+  if (!stat.isDirectory()) throw new UsageError(`${source} is not a regular file or folder`, { hint });
   return fs
     .readdirSync(at)
     .filter(isPart)

@@ -216,9 +216,8 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
       before && catalog && before.path === catalog.path
         ? `${then}, which has changed since`
         : `${then}, not ${catalog ? `the catalog ${catalog.path}` : 'without one'}`;
-    throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, {
-      hint: before ? `restore that catalog to resume, or name a new --journal` : 'resume with --no-catalog, or name a new --journal',
-    });
+    const hint = before ? `restore that catalog to resume, or name a new --journal` : 'resume with --no-catalog, or name a new --journal';
+    throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, { hint });
   }
   if (header.format !== options.format) {
     const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;

@@ -329,10 +329,9 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
     }
     yield* take(true);
     // Standard input stopped by a signal before its header came has nothing wrong with it: nothing was read.
+    const hint = 'the first row must name the columns, e.g. triggerId,userId,value';
     if (!header && !options.emptyIsNoRows && !options.stopped?.stopped)
-      throw new UsageError('the CSV input is empty: no header row', {
-        hint: 'the first row must name the columns, e.g. triggerId,userId,value',
-      });
+      throw new UsageError('the CSV input is empty: no header row', { hint });
   }
 
   return { rows: rows(), header: () => header };

@@ -184,10 +184,8 @@ export async function list(options: { json?: boolean; names?: boolean }, { io, e
 /** Removes a profile's key from the credential store, or says why it cannot (`kept`: what stays as it was). */
 async function forgetStoredKey(profile: string, kept: string): Promise<void> {
   const failure = await deleteKey(profile);
-  if (failure)
-    throw new ConfigError(`cannot remove the key of profile "${profile}" from ${storeName()}: ${failure}${kept}`, {
-      hint: 'unlock it and try again',
-    });
+  const message = `cannot remove the key of profile "${profile}" from ${storeName()}: ${failure}${kept}`;
+  if (failure) throw new ConfigError(message, { hint: 'unlock it and try again' });
 }
 
 export async function unset(nameArgument: string, options: ProfileOption, { io, env }: Context): Promise<void> {

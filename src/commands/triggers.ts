@@ -127,10 +127,8 @@ export interface EntryOptions extends CatalogFlag, Pick<TriggerEntry, 'name' | '
 function bound(text: string, flag: string): number {
   const json = parseValue(text, flag).json;
   const n = Number(json);
-  if (compareDecimal(String(n), json) !== 0)
-    throw new UsageError(`${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`, {
-      hint: 'give at most 17 significant digits',
-    });
+  const message = `${flag} ${text} has more digits than a catalog bound keeps (${String(n)} would be stored)`;
+  if (compareDecimal(String(n), json) !== 0) throw new UsageError(message, { hint: 'give at most 17 significant digits' });
   return n;
 }
 
@@ -195,15 +193,12 @@ function writeTarget(where: FoundCatalog | undefined, ctx: Context, create: bool
 
 export async function add(id: string, options: EntryOptions, ctx: Context): Promise<void> {
   checkNewId(id);
-  if (options.name === undefined)
-    throw new UsageError('add needs --name <text>: the name the dashboard shows', {
-      hint: `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`,
-    });
+  const hint = `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`;
+  if (options.name === undefined) throw new UsageError('add needs --name <text>: the name the dashboard shows', { hint });
   await changeCatalog(options, ctx, true, (target) => {
+    const hint = `change it with: trigger triggers edit ${shellQuote(id)}`;
     if (Object.hasOwn(target.data.triggers, id))
-      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target.path)}`, {
-        hint: `change it with: trigger triggers edit ${shellQuote(id)}`,
-      });
+      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target.path)}`, { hint });
     const entry = applyFields({}, options);
     target.save({ ...target.data.triggers, [id]: entry });
     const { io } = ctx;
@@ -259,10 +254,8 @@ export async function edit(id: string, options: EntryOptions, ctx: Context): Pro
     } else if (options.profile) {
       throw new UsageError('--profile in triggers edit names the profile for --id <id>');
     }
-    if (JSON.stringify(entry) === JSON.stringify(target.data.triggers[key]))
-      throw new UsageError(`nothing to change for ${key}`, {
-        hint: 'give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id',
-      });
+    const hint = 'give --name, --value, --min, --max, --description, --deprecated, --clear, or --profile with --id';
+    if (JSON.stringify(entry) === JSON.stringify(target.data.triggers[key])) throw new UsageError(`nothing to change for ${key}`, { hint });
     target.save({ ...target.data.triggers, [key]: entry });
     ctx.io.stdout(`${ctx.io.outColors.success('changed')} ${printable(key)} in ${target.shown}`);
   });

@@ -76,9 +76,8 @@ export async function loadKey(profile: string): Promise<string> {
   try {
     key = await bounded((e, signal) => e.getPassword(signal), profile);
   } catch (error) {
-    throw new ConfigError(`the API key of profile "${profile}" is kept in ${storeName()}, but ${storeTrouble(reason(error))}`, {
-      hint: `unlock it, or store the key in the config file instead: trigger config set-key --insecure-storage${profile === 'default' ? '' : ` --profile ${profile}`}`,
-    });
+    const hint = `unlock it, or store the key in the config file instead: trigger config set-key --insecure-storage${profile === 'default' ? '' : ` --profile ${profile}`}`;
+    throw new ConfigError(`the API key of profile "${profile}" is kept in ${storeName()}, but ${storeTrouble(reason(error))}`, { hint });
   }
   if (key === null || key === '') {
     const hint = `store it again: trigger config set-key${profile === 'default' ? '' : ` --profile ${profile}`}`;
