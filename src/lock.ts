@@ -240,10 +240,9 @@ export function lockWaitMs(env: NodeJS.ProcessEnv): number {
   const raw = env.TRIGGER_LOCK_WAIT;
   if (raw === undefined || raw === '') return LOCK_WAIT_MS;
   const seconds = Number(raw);
-  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds)) {
-    const message = `TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`;
+  const message = `TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`;
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds))
     throw new ConfigError(message, { hint: 'set it to e.g. 15, or unset it' });
-  }
   return seconds * 1000;
 }
 

@@ -101,14 +101,10 @@ function load(file: string) {
   const whole = text.slice(0, text.lastIndexOf('\n') + 1);
   const [first, ...records] = whole.split('\n');
   const header = headerOf(first ?? '');
-  if (!header) {
-    const hint = 'name a new file for --journal, or the journal an earlier run of this batch wrote';
-    throw new UsageError(`${file} is not a trigger batch journal`, { hint });
-  }
-  if (header.version !== VERSION) {
-    const message = `the journal ${file} was written by another version of trigger (journal version ${header.version})`;
-    throw new UsageError(message, { hint: 'finish that batch with the trigger that started it' });
-  }
+  const hint = 'name a new file for --journal, or the journal an earlier run of this batch wrote';
+  if (!header) throw new UsageError(`${file} is not a trigger batch journal`, { hint });
+  const message = `the journal ${file} was written by another version of trigger (journal version ${header.version})`;
+  if (header.version !== VERSION) throw new UsageError(message, { hint: 'finish that batch with the trigger that started it' });
   const loaded = {
     header,
     states: new Uint8Array(1024), // one byte a line: a million lines cost a megabyte
@@ -191,10 +187,8 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   }
   const now = options.inputs;
   const hint = { hint: 'resume with the input the journal was made for, or name a new --journal for this one' };
-  if (was.length !== now.length) {
-    const counts = `${plural(was.length, 'file')} (${what}), and this run reads ${plural(now.length, 'file')}`;
-    throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
-  }
+  const counts = `${plural(was.length, 'file')} (${what}), and this run reads ${plural(now.length, 'file')}`;
+  if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
   const changed = was.findIndex((w, i) => w.sha256 !== now[i]!.sha256 || w.size !== now[i]!.size);
   if (changed >= 0) {
     const w = was[changed]!;
@@ -216,8 +210,8 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
       before && catalog && before.path === catalog.path
         ? `${then}, which has changed since`
         : `${then}, not ${catalog ? `the catalog ${catalog.path}` : 'without one'}`;
-    const hint = before ? `restore that catalog to resume, or name a new --journal` : 'resume with --no-catalog, or name a new --journal';
-    throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, { hint });
+    const next = before ? `restore that catalog to resume, or name a new --journal` : 'resume with --no-catalog, or name a new --journal';
+    throw new UsageError(`the journal ${file} was made with ${changed}; nothing was sent`, { hint: next });
   }
   if (header.format !== options.format) {
     const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;

@@ -104,10 +104,8 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   const sources = given.map((source) => inFolder(cwd, source));
   const at = (file: string | undefined) => (file === undefined ? undefined : inFolder(cwd, file));
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
-  if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) {
-    const message = `--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`;
-    throw new UsageError(message, { hint: 'drop one of them' });
-  }
+  const message = `--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`;
+  if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) throw new UsageError(message, { hint: 'drop one of them' });
   checkPaths(sources, options);
   const columns = options.columns === undefined ? undefined : parseColumns(options.columns);
   const dryRun = options.dryRun === true;

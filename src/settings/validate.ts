@@ -88,10 +88,8 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
   if (refused) throw new UsageError(`base URL${source} ${refused}`);
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === 'https:';
-  if (!secure && !loopback && !options.allowHttp) {
-    const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
-    throw new UsageError(message);
-  }
+  const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
+  if (!secure && !loopback && !options.allowHttp) throw new UsageError(message);
   const prefix = url.pathname.replace(/\/+$/, '');
   return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
 }
