@@ -76,10 +76,8 @@ function optionValues(option: Option): ValueKind | undefined {
 }
 
 function visibleCommands(command: Command): Command[] {
-  return command
-    .createHelp()
-    .visibleCommands(command)
-    .filter((c) => c.name() !== 'help');
+  const visible = command.createHelp().visibleCommands(command);
+  return visible.filter((c) => c.name() !== 'help');
 }
 
 function findOption(command: Command, word: string): Option | undefined {

@@ -171,9 +171,8 @@ async function changeCatalog(options: CatalogFlag, ctx: Context, create: boolean
     ? catalogTarget(where.path, { source: where.source, env: ctx.env, write: true }).real
     : path.join(ctx.cwd, CATALOG_FILE_NAME);
   const { withLock } = await import('../lock.js');
-  await withLock(lockFile, async () => change(writeTarget(where, ctx, create)), {
-    hint: 'make its folder writable, or name a catalog in a folder you can write to with --catalog <file>',
-  });
+  const hint = 'make its folder writable, or name a catalog in a folder you can write to with --catalog <file>';
+  await withLock(lockFile, async () => change(writeTarget(where, ctx, create)), { hint });
 }
 
 function writeTarget(where: FoundCatalog | undefined, ctx: Context, create: boolean): WriteTarget {
@@ -196,9 +195,9 @@ export async function add(id: string, options: EntryOptions, ctx: Context): Prom
   const hint = `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`;
   if (options.name === undefined) throw new UsageError('add needs --name <text>: the name the dashboard shows', { hint });
   await changeCatalog(options, ctx, true, (target) => {
-    const hint = `change it with: trigger triggers edit ${shellQuote(id)}`;
+    const message = `trigger ${JSON.stringify(id)} is already in ${printable(target.path)}`;
     if (Object.hasOwn(target.data.triggers, id))
-      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target.path)}`, { hint });
+      throw new UsageError(message, { hint: `change it with: trigger triggers edit ${shellQuote(id)}` });
     const entry = applyFields({}, options);
     target.save({ ...target.data.triggers, [id]: entry });
     const { io } = ctx;
