@@ -386,10 +386,8 @@ function parseBaseUrl(raw, options = {}) {
   if (refused2) throw new UsageError(`base URL${source} ${refused2}`);
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === "https:";
-  if (!secure && !loopback && !options.allowHttp) {
-    const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
-    throw new UsageError(message);
-  }
+  const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
+  if (!secure && !loopback && !options.allowHttp) throw new UsageError(message);
   const prefix = url.pathname.replace(/\/+$/, "");
   return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
 }
@@ -4574,10 +4572,9 @@ function parseShard(text) {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = Number(match?.[1]);
   const count2 = Number(match?.[2]);
-  if (!match || count2 < 1 || count2 > 1e4 || index < 1 || index > count2) {
-    const message = `--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`;
-    throw new UsageError(message, { hint: "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>" });
-  }
+  const message = `--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`;
+  const hint = "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>";
+  if (!match || count2 < 1 || count2 > 1e4 || index < 1 || index > count2) throw new UsageError(message, { hint });
   return { index, count: count2 };
 }
 function hash32(text) {
@@ -36048,10 +36045,9 @@ function lockWaitMs(env2) {
   const raw = env2.TRIGGER_LOCK_WAIT;
   if (raw === void 0 || raw === "") return LOCK_WAIT_MS;
   const seconds2 = Number(raw);
-  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds2)) {
-    const message = `TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`;
+  const message = `TRIGGER_LOCK_WAIT=${JSON.stringify(raw)} is not a number of seconds`;
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(raw) || !Number.isFinite(seconds2))
     throw new ConfigError(message, { hint: "set it to e.g. 15, or unset it" });
-  }
   return seconds2 * 1e3;
 }
 async function withLock(file, fn, options = {}) {
@@ -42184,14 +42180,10 @@ function load2(file) {
   const whole = text.slice(0, text.lastIndexOf("\n") + 1);
   const [first, ...records] = whole.split("\n");
   const header = headerOf(first ?? "");
-  if (!header) {
-    const hint = "name a new file for --journal, or the journal an earlier run of this batch wrote";
-    throw new UsageError(`${file} is not a trigger batch journal`, { hint });
-  }
-  if (header.version !== VERSION2) {
-    const message = `the journal ${file} was written by another version of trigger (journal version ${header.version})`;
-    throw new UsageError(message, { hint: "finish that batch with the trigger that started it" });
-  }
+  const hint = "name a new file for --journal, or the journal an earlier run of this batch wrote";
+  if (!header) throw new UsageError(`${file} is not a trigger batch journal`, { hint });
+  const message = `the journal ${file} was written by another version of trigger (journal version ${header.version})`;
+  if (header.version !== VERSION2) throw new UsageError(message, { hint: "finish that batch with the trigger that started it" });
   const loaded = {
     header,
     states: new Uint8Array(1024),
@@ -42257,10 +42249,8 @@ function refuseToCarryOn(file, loaded, options) {
   }
   const now = options.inputs;
   const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
-  if (was.length !== now.length) {
-    const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
-    throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
-  }
+  const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
+  if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
   const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
   if (changed >= 0) {
     const w = was[changed];
@@ -42278,8 +42268,8 @@ function refuseToCarryOn(file, loaded, options) {
   if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
     const then = before ? `the catalog ${before.path}` : "no catalog";
     const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
-    const hint2 = before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal";
-    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, { hint: hint2 });
+    const next = before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal";
+    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, { hint: next });
   }
   if (header.format !== options.format) {
     const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
@@ -44034,10 +44024,8 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const sources = given.map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
   options = { ...options, failed: at(options.failed), journal: at(options.journal) };
-  if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) {
-    const message = `--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`;
-    throw new UsageError(message, { hint: "drop one of them" });
-  }
+  const message = `--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`;
+  if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) throw new UsageError(message, { hint: "drop one of them" });
   checkPaths(sources, options);
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
@@ -45143,9 +45131,8 @@ async function changeCatalog(options, ctx, create2, change) {
   const where2 = found(options, ctx, create2);
   const lockFile = where2 ? catalogTarget(where2.path, { source: where2.source, env: ctx.env, write: true }).real : import_node_path15.default.join(ctx.cwd, CATALOG_FILE_NAME);
   const { withLock: withLock2 } = await Promise.resolve().then(() => (init_lock(), lock_exports));
-  await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)), {
-    hint: "make its folder writable, or name a catalog in a folder you can write to with --catalog <file>"
-  });
+  const hint = "make its folder writable, or name a catalog in a folder you can write to with --catalog <file>";
+  await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)), { hint });
 }
 function writeTarget(where2, ctx, create2) {
   if (where2 && (!create2 || where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
@@ -45165,9 +45152,9 @@ async function add2(id, options, ctx) {
   const hint = `e.g. trigger triggers add ${shellQuote(id)} --name "Purchase completed"`;
   if (options.name === void 0) throw new UsageError("add needs --name <text>: the name the dashboard shows", { hint });
   await changeCatalog(options, ctx, true, (target2) => {
-    const hint2 = `change it with: trigger triggers edit ${shellQuote(id)}`;
+    const message = `trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`;
     if (Object.hasOwn(target2.data.triggers, id))
-      throw new UsageError(`trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`, { hint: hint2 });
+      throw new UsageError(message, { hint: `change it with: trigger triggers edit ${shellQuote(id)}` });
     const entry = applyFields({}, options);
     target2.save({ ...target2.data.triggers, [id]: entry });
     const { io } = ctx;
@@ -45383,7 +45370,8 @@ function optionValues(option) {
   return void 0;
 }
 function visibleCommands(command8) {
-  return command8.createHelp().visibleCommands(command8).filter((c) => c.name() !== "help");
+  const visible = command8.createHelp().visibleCommands(command8);
+  return visible.filter((c) => c.name() !== "help");
 }
 function findOption(command8, word) {
   const options = command8.createHelp().visibleOptions(command8).concat(command8.options);
