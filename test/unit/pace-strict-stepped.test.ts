@@ -2,7 +2,9 @@
  * A strict limit not held under the round trip whose round trip steps up (review15a F1: 50 -> 120 ms, the sender falls to one in flight
  * for good, 8 rows/s of 100). The sixteenth pass took the round trip such a step reached as the base (#stepped); it was taken out
  * (seventeenth pass, review17): another client's queue that steps up reads the same, and taking it timed that client out (B), and
- * two separate batches on a grown limit shared it unfairly (E). These pin what a sender must not do there. Simulated clock.
+ * two separate batches on a grown limit shared it unfairly (E). The nineteenth pass took it on trial (#queued: the round trip must not
+ * grow as the sender climbs) and out again: a large app's queue grows under 1 ms a request (review19 R2). These pin what a sender
+ * must not do there. Simulated clock.
  */
 import { describe, expect, it } from 'vitest';
 import { Answer } from '../../src/batch/pace.js';
