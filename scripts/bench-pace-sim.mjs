@@ -363,6 +363,30 @@ export async function benchPaceSimulated() {
       'wall <= 2x --concurrency 8, every row accepted',
     );
   }
+  // Four shards of a matrix on a service refusing at random whatever the pace (no limit): each is a batch of its own, so each
+  // against one batch of its rows at --concurrency 8. Before the rota judged its own turns (twentieth pass), the shards took
+  // turns there at one at a time: 2 rows/s each, none done in 400 s.
+  for (const share of [0.5, 0.67]) {
+    const four = each(({ loaded, seed }) => {
+      const service = () => sim.refusingAtRandom(share, seed * 3 + 1, 50, null);
+      const results = sim.simulateSenders(
+        service(),
+        [0, 1, 2, 3].map(() => ({ rows: 1_500 })),
+        { loaded, seed, limitMs: 400_000 },
+      );
+      const fixed = sim.fixedConcurrency(service(), 1_500, 8);
+      return { ratio: Math.max(...results.map((r) => r.last)) / fixed.wallMs, accepted: Math.min(...results.map((r) => r.accepted)) };
+    });
+    add(
+      `4 shards, ${share === 0.5 ? 'half' : 'two in three'} refused at random (503, no Retry-After), 1,500 rows each`,
+      `the last shard's wall ${span(
+        four.map((r) => r.ratio),
+        2,
+      )}x that of one with --concurrency 8`,
+      four.every((r) => r.ratio <= 2 && r.accepted === 1_500),
+      'wall <= 2x --concurrency 8, every row accepted',
+    );
+  }
   // A shard run alone (a re-run of --shard 2/4, or the last one left) on a strict 100/s, 1% of its starts refused by its own
   // timing (a timer late, two starts bunched: what the real binary alone meets, 25-45 rows/s there), against one batch without
   // --shard on the same service: the rota's cost (docs/pace.md, "Eighteenth pass"). Not one of the issue's targets.
