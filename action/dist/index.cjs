@@ -43982,6 +43982,20 @@ var init_pace = __esm({
 });
 
 // src/output/progress.ts
+function fit(line, width) {
+  if (width < 1) return line;
+  let [shown2, out] = [0, ""];
+  for (const piece of line.split(/(\x1b\[[0-9;]*m)/)) {
+    if (piece.startsWith("\x1B[")) {
+      out += piece;
+      continue;
+    }
+    const chars = [...piece];
+    if (shown2 + chars.length > width) return out + chars.slice(0, width - shown2).join("") + (out.includes("\x1B[") ? "\x1B[0m" : "");
+    [shown2, out] = [shown2 + chars.length, out + piece];
+  }
+  return out;
+}
 var PLAIN_PROGRESS_MS, Progress;
 var init_progress = __esm({
   "src/output/progress.ts"() {
@@ -44005,7 +44019,7 @@ var init_progress = __esm({
       }
       draw() {
         if (this.#plain) return this.#io.stderr(this.#render());
-        this.#io.writeErr(`\r\x1B[K${this.#render()}`);
+        this.#io.writeErr(`\r\x1B[K${fit(this.#render(), this.#io.terminal.columns - 1)}`);
         this.#shown = true;
       }
       clear() {

@@ -29,7 +29,9 @@ export class Progress {
 
   draw(): void {
     if (this.#plain) return this.#io.stderr(this.#render());
-    this.#io.writeErr(`\r\x1b[K${this.#render()}`);
+    // Cut to the terminal's width, read at each draw (it may be resized), less the last column where some terminals wrap:
+    // `\r ESC[K` clears one row, so a wrapped line left a row behind at every redraw (a 20-column pane, 81 characters when stopping).
+    this.#io.writeErr(`\r\x1b[K${fit(this.#render(), this.#io.terminal.columns - 1)}`);
     this.#shown = true;
   }
 
@@ -42,4 +44,21 @@ export class Progress {
     clearInterval(this.#timer);
     this.clear();
   }
+}
+
+/** `line` cut to `width` columns (0 or less: the width is unknown, as it is); colour codes take none, and one cut inside them is closed. */
+function fit(line: string, width: number): string {
+  if (width < 1) return line;
+  let [shown, out] = [0, ''];
+  // eslint-disable-next-line no-control-regex
+  for (const piece of line.split(/(\x1b\[[0-9;]*m)/)) {
+    if (piece.startsWith('\x1b[')) {
+      out += piece;
+      continue;
+    }
+    const chars = [...piece];
+    if (shown + chars.length > width) return out + chars.slice(0, width - shown).join('') + (out.includes('\x1b[') ? '\x1b[0m' : '');
+    [shown, out] = [shown + chars.length, out + piece];
+  }
+  return out;
 }

@@ -35,6 +35,25 @@ describe('Progress without a terminal', () => {
   });
 });
 
+describe('Progress in a terminal', () => {
+  it('draws the line cut to the width the terminal reports, less one column, colour codes kept and closed', () => {
+    const { io, stderr } = capturingOutput();
+    const width = { columns: 20 };
+    Object.defineProperties(stderr, { isTTY: { value: true }, columns: { get: () => width.columns } });
+    const colored = `\x1b[32m✔ batch\x1b[39m 12/300 rows · 0 failed · 7/s · 4 in flight`;
+    const progress = new Progress(io, () => colored);
+    progress.draw();
+    // eslint-disable-next-line no-control-regex
+    const shown = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replace('\r', '');
+    expect(shown(stderr.text)).toBe('✔ batch 12/300 rows');
+    expect(stderr.text.endsWith('\x1b[0m')).toBe(true);
+    // Resized: read again at the next draw. Unknown (0): drawn whole, as before.
+    width.columns = 0;
+    progress.draw();
+    expect(shown(stderr.text.slice(stderr.text.lastIndexOf('\r')))).toBe(shown(colored));
+  });
+});
+
 describe('the progress line', () => {
   it('shows the requests in flight and the answers that pushed back', () => {
     const counts = { ...emptyCounts(), rows: 120, accepted: 120 };
