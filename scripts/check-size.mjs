@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_615;
+const BUDGET = 11_634;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -198,7 +198,17 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
     .filter(isPart)
     .sort()
     .map((name) => ({ path: path.join(at, name), name: path.join(source, name) }))
-    .filter((f) => fs.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+    .filter((f) => isFile(f));
+}
+
+/** Whether a folder's entry is a regular file, through a link; a link to nothing, or a loop of links, is an input error. */
+function isFile(file: { path: string; name: string }): boolean {
+  try {
+    return fs.statSync(file.path).isFile();
+  } catch (error) {
+    const message = `cannot read ${file.name}: ${errnoWords(error, 'reading')}; nothing was sent`;
+    throw new UsageError(message, { hint: 'mend or remove it, or name the files to read' });
+  }
 }
 
 /**
@@ -290,7 +300,16 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   }
   const cwd = options.cwd ?? process.cwd();
   const files: InputFile[] = [];
-  for (const source of sources) for (const file of filesOf(source, cwd)) files.push(await openFile(file, options));
+  const named = new Map<string, string>(); // each file by its device and inode: the name it was given first
+  for (const source of sources)
+    for (const file of filesOf(source, cwd)) {
+      const { dev, ino } = fs.statSync(file.path);
+      const first = named.get(`${dev}:${ino}`);
+      // A folder and a glob of its parts, or one file by two paths: read twice, each of its rows would go twice.
+      if (first !== undefined) throw new UsageError(`${file.name} is ${first} again; nothing was sent`, { hint: 'name each file once' });
+      named.set(`${dev}:${ino}`, file.name);
+      files.push(await openFile(file, options));
+    }
   if (files.length === 0)
     throw new UsageError(`${sources.join(' ')}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
   const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
