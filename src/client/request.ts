@@ -155,13 +155,7 @@ export function prepareEvent(input: EventInput): PreparedEvent {
 
 /** The event for a value already parsed (a batch row's). */
 export function eventOf(triggerId: string, userId: string, value: EventValue | undefined): PreparedEvent {
-  return {
-    triggerId,
-    userId,
-    value,
-    path: eventPath(triggerId, userId),
-    body: value === undefined ? '{}' : `{"value":${value.json}}`,
-  };
+  return { triggerId, userId, value, path: eventPath(triggerId, userId), body: value === undefined ? '{}' : `{"value":${value.json}}` };
 }
 
 /**

@@ -25,6 +25,9 @@ export function clientFor(settings: Settings, options: ServiceOptions, io: Outpu
         }
       : undefined;
   const profile = `profile "${settings.profile}"`;
+  // Where each setting came from, in the words of the messages that blame one.
+  const keyFrom = { flag: '--api-key', env: 'TRIGGER_API_KEY', profile, keychain: `${profile} (system keychain)` };
+  const urlFrom = { flag: '--base-url', env: 'TRIGGER_BASE_URL', profile: `${profile}: trigger config get base-url`, keychain: undefined };
   const traceparent = parseTraceparent(env.TRACEPARENT);
   if (env.TRACEPARENT && !traceparent && options.verbose)
     io.stderr(io.errColors.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));
@@ -33,16 +36,8 @@ export function clientFor(settings: Settings, options: ServiceOptions, io: Outpu
     traceparent,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey ?? '',
-    // Where each came from, for the messages that blame one.
-    keySource:
-      settings.apiKeySource &&
-      { flag: '--api-key', env: 'TRIGGER_API_KEY', profile, keychain: `${profile} (system keychain)` }[settings.apiKeySource],
-    baseUrlSource: {
-      flag: '--base-url',
-      env: 'TRIGGER_BASE_URL',
-      profile: `${profile}: trigger config get base-url`,
-      keychain: undefined,
-    }[settings.baseUrlSource],
+    keySource: settings.apiKeySource && keyFrom[settings.apiKeySource],
+    baseUrlSource: urlFrom[settings.baseUrlSource],
     timeoutMs: options.timeout * 1000,
     retries: options.retries,
     connections,

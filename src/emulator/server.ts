@@ -155,12 +155,7 @@ interface Answer extends Omit<RequestEntry, 'method' | 'url'> {
   headers?: http.OutgoingHttpHeaders;
 }
 
-const refused = (status: number, error: string, headers?: http.OutgoingHttpHeaders): Answer => ({
-  status,
-  error,
-  injected: false,
-  headers,
-});
+const refused = (status: number, error: string, headers?: Answer['headers']): Answer => ({ status, error, injected: false, headers });
 
 /** The checks before the event is taken, in the order a service makes them. */
 function screen(req: http.IncomingMessage, rules: Rules): Answer | { triggerId: string; userId: string } {
