@@ -290,18 +290,14 @@ export class TriggerClient {
     });
 
     const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
-    if (!current.done) {
-      dispatcher.dispatch(
-        {
-          origin: this.baseUrl.origin,
-          path: `${this.baseUrl.prefix}${event.path}`,
-          method: 'POST',
-          headers: this.#headerList,
-          body: event.body,
-        },
-        current,
-      );
-    }
+    const request: Dispatcher.DispatchOptions = {
+      origin: this.baseUrl.origin,
+      path: `${this.baseUrl.prefix}${event.path}`,
+      method: 'POST',
+      headers: this.#headerList,
+      body: event.body,
+    };
+    if (!current.done) dispatcher.dispatch(request, current);
     return current.promise;
   }
 
