@@ -14,10 +14,7 @@ import { VERSION } from './version.js';
 export { restoreV8Flags } from './startup.js';
 
 /** What the running command asked for, so the catch can render its error the same way. */
-export interface Mode {
-  json: boolean;
-  verbose: boolean;
-}
+export type Mode = { json: boolean; verbose: boolean };
 
 /**
  * The commands, in the order help lists them, each adding its own definition to the program. Only

@@ -73,19 +73,12 @@ export function stillRuns(pid: number, recordedStart: string | undefined): boole
 }
 
 /** What stands between a taker and the lock; `holder` when it is a process that runs (or may). */
-interface Blocked {
-  why: string;
-  hint: string;
-  holder?: Holder | undefined;
-}
+type Blocked = { why: string; hint: string; holder?: Holder | undefined };
 
 type Look = { state: 'free' } | { state: 'held'; blocked: Blocked } | { state: 'dead'; text: string; left: string };
 
 /** A caller's rules: whether a lock file that names no holder is waited for or taken over; its mode. */
-interface Rules {
-  unnamed: 'held' | 'stale';
-  mode: number;
-}
+type Rules = { unnamed: 'held' | 'stale'; mode: number };
 /** The settings' lock sits beside config.json, 0600 as every file there; a batch's may be shared. */
 const SETTINGS: Rules = { unnamed: 'held', mode: 0o600 };
 const BATCH: Rules = { unnamed: 'stale', mode: 0o644 };

@@ -18,11 +18,7 @@ const PACKAGE_NAME = 'trigger-cli';
  * -g`, npx: nothing in the project reaches the package). `copyFrom` is the package's file to copy;
  * no `$schema` at all when the package's own cannot be found either, rather than one that does not resolve.
  */
-export interface SchemaPlan {
-  ref: string | undefined;
-  copyFrom?: string | undefined;
-  copyTo?: string | undefined;
-}
+export type SchemaPlan = { ref: string | undefined; copyFrom?: string | undefined; copyTo?: string | undefined };
 
 export const isFile = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 

@@ -27,9 +27,7 @@ function skipUnaskedContinue(connect: Connector): Connector {
     });
 }
 
-interface Parser {
-  onHeadersComplete(statusCode: number, upgrade: boolean, shouldKeepAlive: boolean): number;
-}
+type Parser = { onHeadersComplete(statusCode: number, upgrade: boolean, shouldKeepAlive: boolean): number };
 
 function patchParser(socket: object): void {
   const key = Object.getOwnPropertySymbols(socket).find((symbol) => symbol.description === 'parser');

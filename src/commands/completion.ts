@@ -24,10 +24,7 @@ import type { Context } from './shared.js';
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f]+/g;
 
-interface Candidate {
-  value: string;
-  description?: string;
-}
+type Candidate = { value: string; description?: string };
 
 interface Completion {
   candidates: Candidate[];

@@ -26,9 +26,7 @@ import { maskKey, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning } from 
 import { readSecret } from './prompt.js';
 import type { Context } from './shared.js';
 
-export interface ProfileOption {
-  profile?: string;
-}
+export type ProfileOption = { profile?: string };
 
 /** A setting's name as typed in any letter case, with "-", "_" or nothing between its words (apiKey, API_KEY). */
 function settingName(name: string): SettingName {

@@ -13,9 +13,7 @@ import { clientFor, commandSettings } from './service.js';
 import { addServiceOptions, EXIT_CODES, type Context, type ServiceOptions } from './shared.js';
 import { keepWasmOnBaselineTier } from '../startup.js';
 
-export interface FireCommandOptions extends ServiceOptions {
-  value?: string;
-}
+export type FireCommandOptions = ServiceOptions & { value?: string };
 
 const EXAMPLES = `
 Examples:

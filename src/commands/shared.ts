@@ -26,9 +26,7 @@ export const EXIT_CODES = `Exit codes: 0 accepted, 1 refused by the service (4xx
 trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
 
 /** --catalog <file> (a path), --no-catalog (false), or neither. */
-export interface CatalogOptions {
-  catalog?: string | boolean;
-}
+export type CatalogOptions = { catalog?: string | boolean };
 
 export interface ServiceOptions extends SettingsFlags, CatalogOptions {
   timeout: number;

@@ -15,9 +15,7 @@ import { VERSION } from '../version.js';
 import { addSettingsOptions, type CatalogOptions, type Context } from './shared.js';
 import type { CatalogSource } from '../catalog/find.js';
 
-export interface StatusOptions extends SettingsFlags, CatalogOptions {
-  json?: boolean;
-}
+export type StatusOptions = SettingsFlags & CatalogOptions & { json?: boolean };
 
 const SOURCE_WORDS: Record<Source, string> = {
   flag: 'flag',

@@ -36,9 +36,7 @@ import type { CatalogOptions, Context } from './shared.js';
 /** "1 trigger", "200000 triggers": counts as plain digits. */
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
-export interface CatalogFlag extends CatalogOptions {
-  profile?: string;
-}
+export type CatalogFlag = CatalogOptions & { profile?: string };
 
 /** The catalog in effect (--catalog, TRIGGER_CATALOG, else found from cwd); exit 2 when there is none, unless it may be created. */
 function found(options: CatalogFlag, ctx: Context, create = false): FoundCatalog | undefined {
@@ -269,21 +267,11 @@ export async function remove(id: string, options: CatalogFlag, ctx: Context): Pr
   });
 }
 
-export interface ImportOptions extends CatalogFlag {
-  format?: Format;
-  columns?: string;
-}
+export type ImportOptions = CatalogFlag & { format?: Format; columns?: string };
 
-export interface CheckOptions extends ImportOptions {
-  json?: boolean;
-  trigger?: string;
-}
+export type CheckOptions = ImportOptions & { json?: boolean; trigger?: string };
 
-interface FileProblem {
-  file: string;
-  line: number | null;
-  message: string;
-}
+type FileProblem = { file: string; line: number | null; message: string };
 
 /**
  * Checks the catalog and every row of the given batch files, sending nothing. Exit 1 for any bad

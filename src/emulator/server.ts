@@ -151,9 +151,7 @@ export function tokenBucket(perSecond: number, now: () => number): { take(): num
 }
 
 /** What one request is answered (the body is `{ success, error }`), before any --latency. */
-interface Answer extends Omit<RequestEntry, 'method' | 'url'> {
-  headers?: http.OutgoingHttpHeaders;
-}
+type Answer = Omit<RequestEntry, 'method' | 'url'> & { headers?: http.OutgoingHttpHeaders };
 
 const refused = (status: number, error: string, headers?: Answer['headers']): Answer => ({ status, error, injected: false, headers });
 
