@@ -17,13 +17,7 @@ import type { CatalogSource } from '../catalog/find.js';
 
 export type StatusOptions = SettingsFlags & CatalogOptions & { json?: boolean };
 
-const SOURCE_WORDS: Record<Source, string> = {
-  flag: 'flag',
-  env: 'environment',
-  profile: 'profile (config file)',
-  keychain: 'credential store',
-};
-
+const SOURCE_WORDS = { flag: 'flag', env: 'environment', profile: 'profile (config file)', keychain: 'credential store' };
 const CATALOG_WORDS: Record<CatalogSource, string> = { flag: '--catalog', env: 'TRIGGER_CATALOG', found: 'found from this folder' };
 const PROFILE_WORDS = { flag: '--profile', env: 'TRIGGER_PROFILE', config: 'chosen with trigger config use', default: 'the default' };
 
