@@ -5437,13 +5437,7 @@ function prepareEvent(input2) {
   return eventOf(input2.triggerId, input2.userId, input2.value === void 0 ? void 0 : valueFromInput(input2.value));
 }
 function eventOf(triggerId, userId, value) {
-  return {
-    triggerId,
-    userId,
-    value,
-    path: eventPath(triggerId, userId),
-    body: value === void 0 ? "{}" : `{"value":${value.json}}`
-  };
+  return { triggerId, userId, value, path: eventPath(triggerId, userId), body: value === void 0 ? "{}" : `{"value":${value.json}}` };
 }
 function parseTraceparent(value) {
   const text = value?.trim().toLowerCase();
@@ -32645,18 +32639,14 @@ var init_client = __esm({
           body: event.body
         });
         const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
-        if (!current.done) {
-          dispatcher.dispatch(
-            {
-              origin: this.baseUrl.origin,
-              path: `${this.baseUrl.prefix}${event.path}`,
-              method: "POST",
-              headers: this.#headerList,
-              body: event.body
-            },
-            current
-          );
-        }
+        const request = {
+          origin: this.baseUrl.origin,
+          path: `${this.baseUrl.prefix}${event.path}`,
+          method: "POST",
+          headers: this.#headerList,
+          body: event.body
+        };
+        if (!current.done) dispatcher.dispatch(request, current);
         return current.promise;
       }
       /** Closes kept-alive connections; requests in flight finish first. */
@@ -36977,6 +36967,8 @@ function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
     if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
   } : void 0;
   const profile = `profile "${settings.profile}"`;
+  const keyFrom = { flag: "--api-key", env: "TRIGGER_API_KEY", profile, keychain: `${profile} (system keychain)` };
+  const urlFrom = { flag: "--base-url", env: "TRIGGER_BASE_URL", profile: `${profile}: trigger config get base-url`, keychain: void 0 };
   const traceparent = parseTraceparent(env2.TRACEPARENT);
   if (env2.TRACEPARENT && !traceparent && options.verbose)
     io.stderr(io.errColors.warn("* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent"));
@@ -36985,14 +36977,8 @@ function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
     traceparent,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey ?? "",
-    // Where each came from, for the messages that blame one.
-    keySource: settings.apiKeySource && { flag: "--api-key", env: "TRIGGER_API_KEY", profile, keychain: `${profile} (system keychain)` }[settings.apiKeySource],
-    baseUrlSource: {
-      flag: "--base-url",
-      env: "TRIGGER_BASE_URL",
-      profile: `${profile}: trigger config get base-url`,
-      keychain: void 0
-    }[settings.baseUrlSource],
+    keySource: settings.apiKeySource && keyFrom[settings.apiKeySource],
+    baseUrlSource: urlFrom[settings.baseUrlSource],
     timeoutMs: options.timeout * 1e3,
     retries: options.retries,
     connections,
@@ -41838,7 +41824,15 @@ function filesOf(source, cwd) {
   if (stat.isFile()) return [{ path: at, name: source }];
   const hint = `pipe it to standard input: cat ${source} | trigger batch -`;
   if (!stat.isDirectory()) throw new UsageError(`${source} is not a regular file or folder`, { hint });
-  return import_node_fs9.default.readdirSync(at).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => import_node_fs9.default.statSync(f.path, { throwIfNoEntry: false })?.isFile());
+  return import_node_fs9.default.readdirSync(at).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => isFile(f));
+}
+function isFile(file) {
+  try {
+    return import_node_fs9.default.statSync(file.path).isFile();
+  } catch (error2) {
+    const message = `cannot read ${file.name}: ${errnoWords(error2, "reading")}; nothing was sent`;
+    throw new UsageError(message, { hint: "mend or remove it, or name the files to read" });
+  }
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
@@ -41910,7 +41904,15 @@ async function openInputs(sources, options = {}) {
   }
   const cwd = options.cwd ?? process.cwd();
   const files = [];
-  for (const source of sources) for (const file of filesOf(source, cwd)) files.push(await openFile(file, options));
+  const named = /* @__PURE__ */ new Map();
+  for (const source of sources)
+    for (const file of filesOf(source, cwd)) {
+      const { dev, ino } = import_node_fs9.default.statSync(file.path);
+      const first = named.get(`${dev}:${ino}`);
+      if (first !== void 0) throw new UsageError(`${file.name} is ${first} again; nothing was sent`, { hint: "name each file once" });
+      named.set(`${dev}:${ino}`, file.name);
+      files.push(await openFile(file, options));
+    }
   if (files.length === 0)
     throw new UsageError(`${sources.join(" ")}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
@@ -44601,12 +44603,7 @@ var init_status = __esm({
     init_validate();
     init_version();
     init_shared();
-    SOURCE_WORDS = {
-      flag: "flag",
-      env: "environment",
-      profile: "profile (config file)",
-      keychain: "credential store"
-    };
+    SOURCE_WORDS = { flag: "flag", env: "environment", profile: "profile (config file)", keychain: "credential store" };
     CATALOG_WORDS = { flag: "--catalog", env: "TRIGGER_CATALOG", found: "found from this folder" };
     PROFILE_WORDS = { flag: "--profile", env: "TRIGGER_PROFILE", config: "chosen with trigger config use", default: "the default" };
     EXAMPLES3 = `
@@ -44868,12 +44865,7 @@ var init_server = __esm({
     DEFAULT_FAIL_STATUS = 503;
     MAX_BODY = 1024 * 1024;
     EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
-    refused = (status2, error2, headers) => ({
-      status: status2,
-      error: error2,
-      injected: false,
-      headers
-    });
+    refused = (status2, error2, headers) => ({ status: status2, error: error2, injected: false, headers });
   }
 });
 
@@ -45008,7 +45000,7 @@ function packageSchema() {
   for (let dir = import_node_path14.default.dirname(__filename), up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
     try {
       const manifest = JSON.parse(import_node_fs16.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
-      if (manifest.name === PACKAGE_NAME && isFile(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
+      if (manifest.name === PACKAGE_NAME && isFile2(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
     } catch {
     }
   }
@@ -45018,7 +45010,7 @@ function schemaFor(file, ownSchema = packageSchema()) {
   const folder = import_node_path14.default.dirname(import_node_path14.default.resolve(file));
   for (let dir = folder, below = ""; dir !== below; below = dir, dir = import_node_path14.default.dirname(dir)) {
     const installed = import_node_path14.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
-    if (isFile(installed)) return { ref: reference(folder, installed) };
+    if (isFile2(installed)) return { ref: reference(folder, installed) };
   }
   if (ownSchema === void 0) return { ref: void 0 };
   const copyTo = import_node_path14.default.join(folder, SCHEMA_FILE_NAME);
@@ -45049,7 +45041,7 @@ function stillThere(file, was) {
   const message = `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`;
   throw new ConfigError(message, { hint: "look at it, then run the command again" });
 }
-var import_node_fs16, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile;
+var import_node_fs16, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile2;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
@@ -45063,7 +45055,7 @@ var init_write = __esm({
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
-    isFile = (file) => import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    isFile2 = (file) => import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -45209,7 +45201,7 @@ function writeSchema({ schema }, io) {
   if (schema?.copyFrom === void 0 || schema.copyTo === void 0) return;
   const title = (file) => JSON.parse(import_node_fs17.default.readFileSync(file, "utf8")).title;
   try {
-    if (isFile(schema.copyTo) && title(schema.copyTo) !== title(schema.copyFrom)) return;
+    if (isFile2(schema.copyTo) && title(schema.copyTo) !== title(schema.copyFrom)) return;
   } catch {
     return;
   }
