@@ -5,11 +5,23 @@
  */
 import { STOP_SIGNALS, type StopSignal } from './errors.js';
 
-/** Calls `handler` for each stop signal (with how many have come so far) until the returned function is called. */
+/** A signal again within this many ms is the same one delivered twice, not a second (see onStopSignals). */
+const ECHO_MS = 50;
+
+/**
+ * Calls `handler` for each stop signal (with how many have come so far) until the returned function is called. GNU `timeout`
+ * signals its child and then the child's process group, so one `timeout` can deliver SIGTERM twice at once (inputs20: 1 run
+ * in 6), which a batch took for a second signal and cancelled its requests in flight: the same signal within ECHO_MS is one.
+ */
 export function onStopSignals(handler: (signal: StopSignal, count: number) => void): () => void {
-  let count = 0;
+  let [count, last, at] = [0, '', -Infinity];
   const listeners = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((signal) => {
-    const listener = () => handler(signal, ++count);
+    const listener = () => {
+      const now = performance.now();
+      if (signal === last && now - at < ECHO_MS) return;
+      [last, at] = [signal, now];
+      handler(signal, ++count);
+    };
     process.on(signal, listener);
     return [signal, listener] as const;
   });
