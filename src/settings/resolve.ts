@@ -128,13 +128,16 @@ export function findSettings(options: ResolveOptions = {}) {
 
   const problems: TriggerError[] = [];
   const attempt = <T>(fn: () => T) => collected(problems, fn);
-  if (profile.explicit && !stored) problems.push(unknownProfile(profile.name, configFile, config));
+  // A profile named and not in the file: a mistake, unless key and base URL come from elsewhere (CI's environment), where it
+  // picks the catalog's ids only: resolveWorld asks that the catalog know it.
+  const forIds = profile.explicit && !stored && key !== undefined && url !== undefined;
+  if (profile.explicit && !stored && !forIds) problems.push(unknownProfile(profile.name, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS['api-key'], profile));
   if (!url) problems.push(notSet(SETTINGS['base-url'], profile));
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp));
   const apiKey = key && key[1] !== 'keychain' ? attempt(() => normalizeApiKey(key[0], key[2])) : undefined;
-  const world = { configFile, profile, key, url, apiKey, problems, settings: undefined as Settings | undefined };
+  const world = { configFile, profile, forIds, key, url, apiKey, problems, settings: undefined as Settings | undefined };
   if (!url || !baseUrl) return world;
   const warning = key?.[1] === 'profile' ? readableKeyFileWarning(configFile) : undefined;
   // A stored URL was warned about when it was set; a flag or the environment is set on each run.
@@ -178,11 +181,15 @@ export async function resolveWorld(options: CommandResolveOptions & { rememberCa
     }
   }
   const where = findCatalog({ cwd: options.cwd ?? process.cwd(), env, flag: options.catalog });
+  const unknown = () => unknownProfile(found.profile.name, found.configFile, options.config ?? readConfig(found.configFile));
+  if (!where && found.forIds) problems.push(unknown());
   if (!where) return { ...found, catalog: undefined };
   const [{ loadCatalog }, { TriggerResolver }] = await Promise.all([import('../catalog/load.js'), import('../catalog/resolve.js')]);
   const checkedRecord = options.rememberCatalog === false ? undefined : path.join(configDir(env), 'catalog-checked.json');
   const loaded = collected(problems, () => loadCatalog(where, { checkedRecord, env }));
   const resolver = loaded && new TriggerResolver(loaded, found.profile.name);
+  const named = loaded && Object.values(loaded.data.triggers).some((entry) => entry.ids?.[found.profile.name] !== undefined);
+  if (found.forIds && loaded && !named) problems.push(unknown());
   return { ...found, catalog: { ...where, loaded, resolver } };
 }
 

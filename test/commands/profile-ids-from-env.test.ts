@@ -32,4 +32,17 @@ describe('a profile named only for the catalog ids, with key and base URL from t
     expect(run.code).toBe(0);
     expect(server.requests.map((r) => r.url)).toEqual(['/v1/triggers/signup-test/users/alice/events']);
   });
+
+  it.each([
+    ['a catalog that names no such profile (a typo)', 'stagng', true],
+    ['no catalog at all (the profile picks nothing)', 'staging', false],
+  ])('%s: refused as before, nothing sent', async (_what, profile, withCatalog) => {
+    const dir = path.join(sandbox.home, 'project');
+    fs.mkdirSync(dir);
+    if (withCatalog) fs.writeFileSync(path.join(dir, 'triggers.json'), JSON.stringify(CATALOG));
+    const run = await runCommand(['fire', 'signup', 'alice', '--profile', profile], sandbox.env, dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`profile "${profile}" is not in`);
+    expect(server.requests).toHaveLength(0);
+  });
 });
