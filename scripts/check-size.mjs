@@ -8,12 +8,12 @@
 // (the eighteenth pass's rota rules for shards left alone were tried and not kept). The nineteenth
 // pass's size pass took 31 more out the same way (room it had made for F1's trial, taken out again):
 // 30 under the goal. The twentieth pass: the rota's judge of its own turns (+26), the progress line cut
-// to the terminal (+19), two input fixes (+19), a signal delivered twice (+12) and a profile for the catalog's ids (+7),
+// to the terminal (+19), three input fixes (+24), a signal delivered twice (+12) and a profile for the catalog's ids (+7),
 // against a size pass outside src/batch (-67).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_586;
+const BUDGET = 11_591;
 const GOAL = 11_600;
 
 function lines(dir) {

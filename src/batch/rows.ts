@@ -52,6 +52,7 @@ export const DEFAULT_COLUMNS: ColumnNames = { triggerId: 'triggerId', userId: 'u
 /** Parses --columns triggerId=<name>,userId=<name>,value=<name> (any of them, in any order). */
 export function parseColumns(text: string): ColumnNames {
   const names = { ...DEFAULT_COLUMNS };
+  const given = new Set<string>();
   for (const part of text.split(',')) {
     const eq = part.indexOf('=');
     const key = part.slice(0, eq).trim() as keyof ColumnNames;
@@ -60,6 +61,10 @@ export function parseColumns(text: string): ColumnNames {
       const hint = "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount";
       throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, { hint });
     }
+    // The last would win without a word (userId=user_id,userId=event_name, a slip for triggerId=: every event to one user).
+    if (given.has(key))
+      throw new UsageError(`--columns names ${key} twice; nothing was sent`, { hint: 'name each of triggerId, userId and value once' });
+    given.add(key);
     names[key] = name;
   }
   return names;
