@@ -35840,9 +35840,14 @@ var init_spinner = __esm({
 
 // src/signals.ts
 function onStopSignals(handler) {
-  let count2 = 0;
+  let [count2, last, at] = [0, "", -Infinity];
   const listeners = Object.keys(STOP_SIGNALS).map((signal) => {
-    const listener = () => handler(signal, ++count2);
+    const listener = () => {
+      const now = performance.now();
+      if (signal === last && now - at < ECHO_MS) return;
+      [last, at] = [signal, now];
+      handler(signal, ++count2);
+    };
     process.on(signal, listener);
     return [signal, listener];
   });
@@ -35850,10 +35855,12 @@ function onStopSignals(handler) {
     for (const [signal, listener] of listeners) process.removeListener(signal, listener);
   };
 }
+var ECHO_MS;
 var init_signals2 = __esm({
   "src/signals.ts"() {
     "use strict";
     init_errors();
+    ECHO_MS = 50;
   }
 });
 
@@ -36897,13 +36904,14 @@ function findSettings(options = {}) {
   const allowHttp = flags.allowHttp === true || url?.[1] === "profile" && stored?.allowHttp === true;
   const problems = [];
   const attempt = (fn) => collected(problems, fn);
-  if (profile.explicit && !stored) problems.push(unknownProfile(profile.name, configFile, config));
+  const forIds = profile.explicit && !stored && key !== void 0 && url !== void 0;
+  if (profile.explicit && !stored && !forIds) problems.push(unknownProfile(profile.name, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS2["api-key"], profile));
   if (!url) problems.push(notSet(SETTINGS2["base-url"], profile));
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
   const apiKey = key && key[1] !== "keychain" ? attempt(() => normalizeApiKey(key[0], key[2])) : void 0;
-  const world = { configFile, profile, key, url, apiKey, problems, settings: void 0 };
+  const world = { configFile, profile, forIds, key, url, apiKey, problems, settings: void 0 };
   if (!url || !baseUrl) return world;
   const warning2 = key?.[1] === "profile" ? readableKeyFileWarning(configFile) : void 0;
   const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
@@ -36925,11 +36933,15 @@ async function resolveWorld(options = {}) {
     }
   }
   const where2 = findCatalog({ cwd: options.cwd ?? process.cwd(), env: env2, flag: options.catalog });
+  const unknown = () => unknownProfile(found2.profile.name, found2.configFile, options.config ?? readConfig(found2.configFile));
+  if (!where2 && found2.forIds) problems.push(unknown());
   if (!where2) return { ...found2, catalog: void 0 };
   const [{ loadCatalog: loadCatalog2 }, { TriggerResolver: TriggerResolver2 }] = await Promise.all([Promise.resolve().then(() => (init_load(), load_exports)), Promise.resolve().then(() => (init_resolve(), resolve_exports))]);
   const checkedRecord = options.rememberCatalog === false ? void 0 : import_node_path8.default.join(configDir(env2), "catalog-checked.json");
   const loaded = collected(problems, () => loadCatalog2(where2, { checkedRecord, env: env2 }));
   const resolver = loaded && new TriggerResolver2(loaded, found2.profile.name);
+  const named = loaded && Object.values(loaded.data.triggers).some((entry) => entry.ids?.[found2.profile.name] !== void 0);
+  if (found2.forIds && loaded && !named) problems.push(unknown());
   return { ...found2, catalog: { ...where2, loaded, resolver } };
 }
 async function resolveCommand(options) {
@@ -37252,6 +37264,7 @@ var init_lines = __esm({
 // src/batch/rows.ts
 function parseColumns(text) {
   const names = { ...DEFAULT_COLUMNS };
+  const given = /* @__PURE__ */ new Set();
   for (const part of text.split(",")) {
     const eq = part.indexOf("=");
     const key = part.slice(0, eq).trim();
@@ -37260,6 +37273,9 @@ function parseColumns(text) {
       const hint = "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount";
       throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, { hint });
     }
+    if (given.has(key))
+      throw new UsageError(`--columns names ${key} twice; nothing was sent`, { hint: "name each of triggerId, userId and value once" });
+    given.add(key);
     names[key] = name;
   }
   return names;
