@@ -42023,7 +42023,8 @@ function rowJson(row, outcome, mask) {
   const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
   if (outcome.kind === "accepted") return resultJson(outcome.result, mask, lead);
-  if (outcome.kind === "failed" && outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
+  if ((outcome.kind === "failed" || outcome.kind === "unknown") && outcome.error)
+    return failureJson(outcome.error, mask, event, lead, { body: false });
   if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
   const value = outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value);
   const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };

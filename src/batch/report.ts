@@ -20,7 +20,9 @@ export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
   const lead = row.file === undefined ? { line: row.line } : { file: row.file, line: row.line };
   const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
   if (outcome.kind === 'accepted') return resultJson(outcome.result, mask, lead);
-  if (outcome.kind === 'failed' && outcome.error) return failureJson(outcome.error, mask, event, lead, { body: false });
+  // Sent, with an error (refused, or of unknown outcome: a 500, a time-out, cancelled in flight): as `fire --json` says it.
+  if ((outcome.kind === 'failed' || outcome.kind === 'unknown') && outcome.error)
+    return failureJson(outcome.error, mask, event, lead, { body: false });
   if (outcome.kind === 'checked') return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
   // Not sent by this run: no status, no attempts, no request id.
   const value = outcome.kind === 'invalid' ? (row.value ?? null) : rawJson(row.value);
