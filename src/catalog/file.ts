@@ -85,6 +85,8 @@ function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: 
     const message = `catalog ${printable(found)} is not trusted${through(found, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`;
     return new ConfigError(message, { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found))}; or ${fix}` });
   };
+  // Not a catalog whoever owns it (a link to /dev/null): said so, never with a fix that would change a device (cli20).
+  if (!stat.isSymbolicLink() && !stat.isFile()) throw unusable(found, `it is ${kindOf(stat)}, not a regular file`);
   if (stat.uid !== uid && stat.uid !== 0)
     throw untrusted(
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
