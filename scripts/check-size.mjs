@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_595;
+const BUDGET = 11_598;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -116,7 +116,9 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   if (found && !found.ok)
     throw new UsageError(`--trigger: ${found.message}`, { hint: 'see the known triggers with: trigger triggers list' });
   const check = catalog && (await import('../catalog/resolve.js')).rowChecker(catalog, warn);
-  if (sources[0] === '-' && (stdin as { isTTY?: boolean } | undefined)?.isTTY) {
+  // Rows typed on the terminal: no progress line there, whose redraws would erase the line being typed (cli20).
+  const typed = sources[0] === '-' && (stdin as { isTTY?: boolean } | undefined)?.isTTY === true;
+  if (typed) {
     const format = FORMAT_TABLE[options.format ?? 'csv'].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
@@ -141,7 +143,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
-  await send({ io, env, options, input, rows: reader.rows, client, pace, maxConcurrency, ...written });
+  await send({ io, env, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, ...written });
 }
 
 interface Run extends Written {
@@ -153,6 +155,7 @@ interface Run extends Written {
   client: TriggerClient | undefined;
   pace: Pace | undefined;
   maxConcurrency: number;
+  typed: boolean;
 }
 
 /** Sends the rows, settles the failed file and the journal, and reports. */
@@ -229,7 +232,7 @@ async function send(run: Run): Promise<void> {
 /** The progress line on stderr (not started; progress.ts says how it shows), unless --quiet or --verbose. */
 function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; stopped: boolean }): Progress | undefined {
   const { io, options, input, pace } = run;
-  if (options.quiet || options.verbose) return undefined;
+  if (options.quiet || options.verbose || run.typed) return undefined;
   const started = performance.now();
   let total: number | undefined;
   const render = () => {
