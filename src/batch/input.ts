@@ -291,6 +291,19 @@ async function* rowsOfFiles(files: InputFile[], options: ReadOptions): AsyncGene
   }
 }
 
+/** A file's first rows (a CSV's header), read before any file's row is sent: a later part that lacks a column is exit 2 naming it. */
+async function checkHeader(file: InputFile, { columns, trigger }: ReadOptions): Promise<void> {
+  const rows = file.read({ columns, trigger, emptyIsNoRows: true }).rows[Symbol.asyncIterator]();
+  try {
+    await rows.next();
+  } catch (error) {
+    throw error instanceof UsageError ? new UsageError(`${file.name}: ${error.message}`, { hint: error.hint }) : error;
+  } finally {
+    await rows.return?.(undefined);
+    file.close();
+  }
+}
+
 export async function openInputs(sources: string[], options: OpenOptions = {}): Promise<Input> {
   const columns = options.read?.columns !== undefined;
   if (sources.includes('-')) {
@@ -312,6 +325,8 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
     }
   if (files.length === 0)
     throw new UsageError(`${sources.join(' ')}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
+  // Parquet's columns were found when it was opened.
+  if (files.length > 1) for (const file of files) if (file.format !== 'parquet') await checkHeader(file, options.read ?? {});
   const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
   const parquet = files.some((f) => f.format === 'parquet');
   const normalized = !one || parquet || columns ? { file: !one } : undefined;
