@@ -165,6 +165,18 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   return args.join(' ');
 }
 
+/** What sends a damaged file's rows after `line`, once it is whole again (a CSV's header line kept): undefined for stdin. */
+export function restCommand(input: Input, options: BatchFiles, { file, line }: { file: string; line: number }): string | undefined {
+  const found = input.files.find((f) => f.name === file);
+  if (!found?.compression) return undefined;
+  const keep = FORMAT_TABLE[found.format].kind === 'csv' ? 2 : 1;
+  const args = ['trigger', 'batch', '-', '--format', found.format];
+  if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
+  if (options.columns) args.push('--columns', shellQuote(options.columns));
+  if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
+  return `${found.compression} -dc ${shellQuote(file)}${line >= keep ? ` | sed ${keep},${line}d` : ''} | ${args.join(' ')}`;
+}
+
 /** The files a batch writes besides stdout, and the locks that keep other runs off them. */
 export interface Written {
   failed: FailedFile | undefined;

@@ -59,6 +59,10 @@ export interface Input {
   close(): void;
   /** Set when reading stopped before the end of the input: the bytes of a partial last line dropped. */
   cut: { dropped: number } | undefined;
+  /** Set when a file's compressed data could not be read on after `line`: the rest of that file is in no place. */
+  damaged?: { file: string; line: number; why: string };
+  /** Told when `damaged` is set, before a later file's row is handed on. */
+  onDamage?: ((damage: NonNullable<Input['damaged']>) => void) | undefined;
 }
 
 /**
@@ -150,12 +154,15 @@ async function* decompressed(source: Readable, compression: Compression, name: s
     yield* source.pipe(inflate) as AsyncIterable<Buffer>;
   } catch (error) {
     if (stopped?.stopped) return;
-    const message = `${name}: the ${compression} data cannot be read on (${(error as Error).message}); the rows before it were read`;
-    throw new UsageError(message, { hint: 'check that the file was copied whole; the rows after the damage are not in the batch' });
+    const message = `${name}: the ${compression} data cannot be read on (${(error as Error).message}); nothing was sent`;
+    throw new Damaged(message, { hint: 'check that the file was copied whole', cause: error });
   } finally {
     source.destroy();
   }
 }
+
+/** Compressed data that cannot be read on (a .gz cut short): the batch stops there (untilDamage). */
+class Damaged extends UsageError {}
 
 /** Parquet through standard input: found by its first bytes, or asked for with `--format parquet`. */
 const parquetOnStdin = (what = 'standard input is a Parquet file') =>
@@ -274,21 +281,31 @@ export interface OpenOptions {
   read?: ReadOptions | undefined;
 }
 
-/** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
-async function* rowsOfFiles(files: InputFile[], options: ReadOptions): AsyncGenerator<Row[]> {
-  let base = 0;
-  for (const file of files) {
-    let last = 0;
-    for await (const chunk of file.read({ ...options, emptyIsNoRows: true }).rows) {
+/**
+ * A file's rows, until damage found midway: that is told to `onDamage` (the batch stops as on a signal,
+ * keeping the rows read and not sent) and the file ends there. Rows are numbered from `base` when set.
+ */
+async function* untilDamage(name: string, rows: AsyncIterable<Row[]>, input: Input, base?: number): AsyncGenerator<Row[], number> {
+  let last = 0;
+  try {
+    for await (const chunk of rows) {
       for (const row of chunk) {
-        row.file = file.name;
-        row.at = base + row.line;
+        if (base !== undefined) [row.file, row.at] = [name, base + row.line];
         last = row.line;
       }
       yield chunk;
     }
-    base += last;
+  } catch (error) {
+    if (!(error instanceof Damaged) || !input.onDamage) throw error; // triggers check: exit 2 as it stands
+    input.onDamage((input.damaged ??= { file: name, line: last, why: (error.cause as Error).message }));
   }
+  return last;
+}
+
+/** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
+async function* rowsOfFiles(input: Input, options: ReadOptions): AsyncGenerator<Row[]> {
+  let base = 0;
+  for (const file of input.files) base += yield* untilDamage(file.name, file.read({ ...options, emptyIsNoRows: true }).rows, input, base);
 }
 
 /** A file's first rows (a CSV's header), read before any file's row is sent: a later part that lacks a column is exit 2 naming it. */
@@ -297,7 +314,9 @@ async function checkHeader(file: InputFile, { columns, trigger }: ReadOptions): 
   try {
     await rows.next();
   } catch (error) {
-    throw error instanceof UsageError ? new UsageError(`${file.name}: ${error.message}`, { hint: error.hint }) : error;
+    throw error instanceof UsageError && !(error instanceof Damaged)
+      ? new UsageError(`${file.name}: ${error.message}`, { hint: error.hint })
+      : error;
   } finally {
     await rows.return?.(undefined);
     file.close();
@@ -331,17 +350,22 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   const parquet = files.some((f) => f.format === 'parquet');
   const normalized = !one || parquet || columns ? { file: !one } : undefined;
   const noop = () => undefined;
-  return {
+  const input: Input = {
     files,
     sources,
     format: normalized ? 'csv' : one!.format,
     normalized,
-    read: (read) => (one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop }),
+    read: (read) => {
+      if (!one) return { rows: rowsOfFiles(input, read), header: noop };
+      const source = one.read(read);
+      return { rows: untilDamage(one.name, source.rows, input), header: source.header };
+    },
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: undefined,
   };
+  return input;
 }
 
 async function openStdin(options: OpenOptions, columns: boolean): Promise<Input> {
@@ -354,16 +378,20 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
   const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given, mark);
   const stream = Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
-  return {
+  const input: Input = {
     files: [],
     sources: ['-'],
     format: columns ? 'csv' : sniffed.format,
     normalized: columns ? { file: false } : undefined,
-    read: (read) => readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }),
+    read: (read) => {
+      const source = readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark });
+      return { rows: untilDamage('standard input', source.rows, input), header: source.header };
+    },
     stopReading: () => stdin?.stop(),
     close: () => stdin && given.destroy(),
     get cut() {
       return mark.stopped ? { dropped: mark.dropped ?? 0 } : undefined;
     },
   };
+  return input;
 }

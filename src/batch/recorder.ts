@@ -112,7 +112,9 @@ export class BatchRecorder implements OutcomeSink {
     const reason = failureReason(outcome, this.#o.io.serverMask);
     const kept = reason === undefined ? undefined : this.#o.io.redact(reason);
     const at = row.at ?? row.line;
-    if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept);
+    // After damage the failed file, not --resume, carries the batch on: its unsent rows are journaled as kept there.
+    const kind = outcome.kind === 'unsent' && this.stopReason?.kind === 'damaged' ? 'failed' : outcome.kind;
+    if (this.#sent.delete(at) || kind !== outcome.kind) this.#o.journal?.settled(at, kind, kept);
     this.#breaker(outcome);
 
     const drained = this.#o.json && this.#o.io.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;

@@ -111,7 +111,7 @@ export interface SummaryInput {
   /** The command that carries the batch on: a replay of the failed file, or a --resume. */
   next?: { command: string; resume: boolean } | undefined;
   /** Standard input was not read after this line (a signal stopped reading it), and a partial line dropped. */
-  notReadAfter: { line: number; dropped: number } | undefined;
+  notReadAfter: { line: number; dropped: number; file?: string; rest?: string | undefined } | undefined;
   /** The journal could not be written: it is behind this run, and must not be carried on. */
   journalBehind?: { path: string; why: string } | undefined;
   /** --concurrency auto: the lowest and highest limit used, the answers that pushed back, the widest gap between starts. */
@@ -150,12 +150,15 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   }
   const lines = [`${head} ${parts.join(c.dim(' · '))} of ${rows(counts.rows)} in ${time}`];
   if (s.notReadAfter !== undefined) {
-    const { line, dropped } = s.notReadAfter;
+    const { line, dropped, file, rest } = s.notReadAfter;
     const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, 'byte')} after it was dropped)` : '';
     lines.push(
-      line === 0 && dropped === 0
-        ? '  nothing was read from standard input'
-        : `  standard input was read up to line ${line}${partial}; what came after it was not read`,
+      file
+        ? c.error(`  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`) +
+            (rest ? `, then send them with: ${rest}` : '')
+        : line === 0 && dropped === 0
+          ? '  nothing was read from standard input'
+          : `  standard input was read up to line ${line}${partial}; what came after it was not read`,
     );
   }
   if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));

@@ -19,7 +19,9 @@ export type StopReason =
   /** --concurrency auto: the service asked to wait longer than a batch waits (Retry-After over 60 s). */
   | { kind: 'retry-after'; seconds: number }
   /** --concurrency auto: the service pushed back every request for a while and accepted none. */
-  | { kind: 'pushed-back'; seconds: number };
+  | { kind: 'pushed-back'; seconds: number }
+  /** A file's compressed data could not be read on (a .gz cut short): its rows after `line` are in no place. */
+  | { kind: 'damaged'; file: string; line: number; why: string };
 
 export function isStopReason(value: unknown): value is StopReason {
   return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string';
@@ -37,6 +39,7 @@ const CAUSES: { [K in StopReason['kind']]: (reason: Extract<StopReason, { kind: 
   journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
   'retry-after': (r) => `the service asked to wait ${r.seconds} s (Retry-After), more than a batch waits`,
   'pushed-back': (r) => `the service pushed back every request for ${r.seconds} s and accepted none`,
+  damaged: (r) => `${r.file} could not be read on after line ${r.line} (${r.why})`,
 };
 
 export const stopCause = (reason: StopReason): string => (CAUSES[reason.kind] as (reason: StopReason) => string)(reason);

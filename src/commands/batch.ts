@@ -13,6 +13,7 @@ import {
   openWritten,
   replayCommand,
   replayNames,
+  restCommand,
   resumeCommand,
   settleWritten,
   type BatchFiles,
@@ -194,6 +195,7 @@ async function send(run: Run): Promise<void> {
     stop: stop.signal,
     sink: recorder,
   });
+  input.onDamage = (damage) => recorder.stopWith({ kind: 'damaged', ...damage });
   let stoppedBy: StopSignal | undefined;
   const removeSignals = onStopSignals((signal, count) => {
     if (count === 1) {
@@ -222,7 +224,8 @@ async function send(run: Run): Promise<void> {
     recorder.close();
     await client?.destroy();
     // A run that threw (a bad header, say) settled nothing: an earlier failed file stays as it was.
-    const complete = result !== undefined && input.cut === undefined && recorder.counts.unsent === 0;
+    // Damage found midway: every row read is accepted or kept, and a resume would stop there again (docs/choices.md).
+    const complete = result !== undefined && input.cut === undefined && (recorder.counts.unsent === 0 || !!input.damaged);
     settleWritten(run, complete, result === undefined && recorder.counts.rows === 0);
     if (result === undefined) input.close();
   }
@@ -270,7 +273,7 @@ function finish(
   // A journal that could not be written is behind this run: carrying on from it would count rows
   // this run sent as of unknown outcome. The failed file is whole, so it is what to send next.
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : undefined;
-  const resume = journal !== undefined && !journalBehind && counts.unsent > 0;
+  const resume = journal !== undefined && !journalBehind && counts.unsent > 0 && !input.damaged;
   const stopReason = recorder.stopReason;
   // In flight at most: what was sent, not the pace's limit (under --rate, lanes wait for the schedule holding turns).
   const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
@@ -287,7 +290,9 @@ function finish(
       : failed && !failed.inPlace
         ? { command: replayCommand(failed.path, input.format, options.trigger, replayNames(failed.path)), resume }
         : undefined,
-    notReadAfter: input.cut ? { line: result.lastLine, dropped: input.cut.dropped } : undefined,
+    notReadAfter: input.cut
+      ? { line: result.lastLine, dropped: input.cut.dropped }
+      : input.damaged && { ...input.damaged, dropped: 0, rest: restCommand(input, options, input.damaged) },
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most },
   };
@@ -303,6 +308,7 @@ function finish(
     }
   }
   if (signal) throw new TriggerError('interrupted', 'interrupted', { reported: true, signal });
+  if (input.damaged) throw new UsageError(`${input.damaged.file} is damaged`, { reported: true });
   if (notAccepted === 0) return;
   if (env.GITHUB_ACTIONS === 'true') {
     const kept = failed ? ` (kept in ${failed.path})` : '';

@@ -50,3 +50,30 @@ describe('a later part file', () => {
     expect(new Set([...sent, ...kept]).size).toBe(400);
   });
 });
+
+describe('damage found midway, with a journal', () => {
+  it('prints the replay of the failed file, not --resume; a resume sends nothing again, and refuses the file copied whole', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const folder = fs.mkdtempSync(path.join(sandbox.home, 'exp-'));
+    const rows = (p: number) => Array.from({ length: 400 }, (_, i) => `p${p}u${i},purchase,${i}`);
+    const whole = part('user_id,event_name,amount', rows(1));
+    fs.writeFileSync(path.join(folder, 'part-00000.csv.gz'), whole.subarray(0, Math.floor(whole.length / 2)));
+    fs.writeFileSync(path.join(folder, 'part-00001.csv.gz'), part('user_id,event_name,amount', rows(2)));
+    const [failed, journal] = [path.join(sandbox.home, 'f.csv'), path.join(sandbox.home, 'j')];
+    const args = ['batch', folder, '--columns', WAREHOUSE, '--failed', failed, '--journal', journal];
+    const first = await runCommand([...args, '--concurrency', '2'], sandbox.env);
+    expect(first.code).toBe(2);
+    expect(first.stdout).toContain(`kept in ${failed}; send them later with: trigger batch ${failed} --failed`);
+    expect(first.stdout).not.toContain('--resume --failed');
+    const sent = server.requests.length;
+    // The journal holds the kept rows as kept: a resume of the same input sends nothing they hold.
+    const again = await runCommand([...args, '--resume'], sandbox.env);
+    expect(again.code).toBe(2);
+    expect(server.requests.length).toBe(sent);
+    fs.writeFileSync(path.join(folder, 'part-00000.csv.gz'), whole);
+    const changed = await runCommand([...args, '--resume'], sandbox.env);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain('was made for another input (file 1 of 2)');
+    expect(server.requests.length).toBe(sent);
+  });
+});

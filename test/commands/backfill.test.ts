@@ -179,7 +179,7 @@ describe('a folder of gzip part files', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('damage found midway: the rows before it are sent, the error names the file, exit 2', async () => {
+  it('damage found midway ends like a stop: the rows read are sent or kept, the summary names the file and the line, exit 2', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
     // 40 KB of rows as before, in 500 long rows rather than 5,000 short ones: each row sent is a request.
     const rows = Array.from({ length: 500 }, (_, i) => `t,u${i}-${'x'.repeat(72)}`).join('\n');
@@ -188,11 +188,15 @@ describe('a folder of gzip part files', () => {
     fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
     const result = await runCommand(['batch', cut, '--concurrency', '2', '--failed', at('failed.csv')], sandbox.env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${cut}: the gzip data cannot be read on`);
-    const users = server.requests.map((r) => userOf(r.url));
+    expect(result.stderr).toContain(`stopping: ${cut} could not be read on after line`);
+    const line = Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]);
+    expect(result.stdout).toContain(`then send them with: gzip -dc ${cut} | sed 2,${line}d | trigger batch - --format csv`);
+    const users = server.requests.map((r) => userOf(r.url).split('-')[0]!);
+    const kept = (fs.readFileSync(at('failed.csv'), 'utf8').match(/^t,u\d+/gm) ?? []).map((k) => k.slice(2));
     expect(users.length).toBeGreaterThan(0);
-    expect(users.length).toBeLessThan(500);
-    expect(new Set(users).size).toBe(users.length);
+    // Every row read (lines 2 to `line`) is sent or kept, once; the rows after it are the ones the summary names.
+    expect(new Set([...users, ...kept]).size).toBe(line - 1);
+    expect(users.length + kept.length).toBe(line - 1);
   });
 });
 
