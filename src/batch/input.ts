@@ -285,7 +285,7 @@ export interface OpenOptions {
  * A file's rows, until damage found midway: that is told to `onDamage` (the batch stops as on a signal,
  * keeping the rows read and not sent) and the file ends there. Rows are numbered from `base` when set.
  */
-async function* untilDamage(name: string, rows: AsyncIterable<Row[]>, input: Input, base?: number): AsyncGenerator<Row[], number> {
+async function* rowsUntilDamage(name: string, { rows }: RowSource, input: Input, base?: number): AsyncGenerator<Row[], number> {
   let last = 0;
   try {
     for await (const chunk of rows) {
@@ -302,10 +302,15 @@ async function* untilDamage(name: string, rows: AsyncIterable<Row[]>, input: Inp
   return last;
 }
 
+const untilDamage = (name: string, source: RowSource, input: Input): RowSource => ({
+  ...source,
+  rows: rowsUntilDamage(name, source, input),
+});
+
 /** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
 async function* rowsOfFiles(input: Input, options: ReadOptions): AsyncGenerator<Row[]> {
   let base = 0;
-  for (const file of input.files) base += yield* untilDamage(file.name, file.read({ ...options, emptyIsNoRows: true }).rows, input, base);
+  for (const file of input.files) base += yield* rowsUntilDamage(file.name, file.read({ ...options, emptyIsNoRows: true }), input, base);
 }
 
 /** A file's first rows (a CSV's header), read before any file's row is sent: a later part that lacks a column is exit 2 naming it. */
@@ -355,11 +360,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
     sources,
     format: normalized ? 'csv' : one!.format,
     normalized,
-    read: (read) => {
-      if (!one) return { rows: rowsOfFiles(input, read), header: noop };
-      const source = one.read(read);
-      return { rows: untilDamage(one.name, source.rows, input), header: source.header };
-    },
+    read: (read) => (one ? untilDamage(one.name, one.read(read), input) : { rows: rowsOfFiles(input, read), header: noop }),
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
@@ -383,10 +384,7 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
     sources: ['-'],
     format: columns ? 'csv' : sniffed.format,
     normalized: columns ? { file: false } : undefined,
-    read: (read) => {
-      const source = readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark });
-      return { rows: untilDamage('standard input', source.rows, input), header: source.header };
-    },
+    read: (read) => untilDamage('standard input', readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }), input),
     stopReading: () => stdin?.stop(),
     close: () => stdin && given.destroy(),
     get cut() {

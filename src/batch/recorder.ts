@@ -82,7 +82,8 @@ export class BatchRecorder implements OutcomeSink {
     if (this.#o.stop.signal.aborted) return;
     this.#o.stop.abort(reason);
     const failed = this.#o.failed;
-    const rest = failed?.error ? 'nothing more is sent' : `rows not yet sent are kept${failed ? ` in ${failed.path}` : ''}`;
+    const kept = failed ? `rows not yet sent are kept in ${failed.path}` : 'the rows read are still checked'; // none: a dry run
+    const rest = failed?.error ? 'nothing more is sent' : kept;
     // A stdout that cannot be written has had its one line from the Output already; the summary says the rest.
     if (reason.kind === 'stdout' && this.#o.io.stdoutError && this.#o.io.stdoutError.code !== 'EPIPE') return;
     this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason)}; ${rest}`));

@@ -128,10 +128,12 @@ const rows = (n: number) => plural(n, 'row');
 export function summaryLines(s: SummaryInput, c: Palette): string[] {
   const { counts } = s;
   const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
+  const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c);
   if (s.dryRun) {
-    const head = counts.invalid ? c.error('✖') : c.success('✔');
+    const damaged = s.notReadAfter?.file ? [notRead!] : []; // a signal's stop is no fault of the input's
+    const head = counts.invalid || damaged.length ? c.error('✖') : c.success('✔');
     const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
-    return [checked, ...keptLines(s, c)];
+    return [checked, ...damaged, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === undefined;
   const head = allGood
@@ -149,20 +151,19 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
     if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
   }
   const lines = [`${head} ${parts.join(c.dim(' · '))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== undefined) {
-    const { line, dropped, file, rest } = s.notReadAfter;
-    const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, 'byte')} after it was dropped)` : '';
-    lines.push(
-      file
-        ? c.error(`  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`) +
-            (rest ? `, then send them with: ${rest}` : '')
-        : line === 0 && dropped === 0
-          ? '  nothing was read from standard input'
-          : `  standard input was read up to line ${line}${partial}; what came after it was not read`,
-    );
-  }
+  if (notRead) lines.push(notRead);
   if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
+}
+
+/** Where reading stopped: standard input at a signal, or a file damaged midway (and what sends its rest). */
+function notReadLine({ line, dropped, file, rest }: NonNullable<SummaryInput['notReadAfter']>, c: Palette): string {
+  const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, 'byte')} after it was dropped)` : '';
+  const damaged = `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
+  if (file) return c.error(damaged) + (rest ? `, then send them with: ${rest}` : '');
+  return line === 0 && dropped === 0
+    ? '  nothing was read from standard input'
+    : `  standard input was read up to line ${line}${partial}; what came after it was not read`;
 }
 
 type PaceUsed = Pick<Pace, 'lowest' | 'highest' | 'pushedBack' | 'widestGapMs'>;

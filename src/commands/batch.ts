@@ -292,7 +292,7 @@ function finish(
         : undefined,
     notReadAfter: input.cut
       ? { line: result.lastLine, dropped: input.cut.dropped }
-      : input.damaged && { ...input.damaged, dropped: 0, rest: restCommand(input, options, input.damaged) },
+      : input.damaged && { ...input.damaged, dropped: 0, rest: options.dryRun ? undefined : restCommand(input, options, input.damaged) },
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most },
   };

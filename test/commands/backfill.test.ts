@@ -197,6 +197,11 @@ describe('a folder of gzip part files', () => {
     // Every row read (lines 2 to `line`) is sent or kept, once; the rows after it are the ones the summary names.
     expect(new Set([...users, ...kept]).size).toBe(line - 1);
     expect(users.length + kept.length).toBe(line - 1);
+    // A dry run says so too: not a ✔ over an exit 2.
+    const dry = await runCommand(['batch', cut, '--dry-run'], sandbox.env);
+    expect(dry.code).toBe(2);
+    expect(dry.stdout).toContain(`✖ dry run: ${line - 1} of ${line - 1} rows can be sent`);
+    expect(dry.stdout).toContain(`${cut} is damaged after line ${line}`);
   });
 });
 
