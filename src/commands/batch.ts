@@ -298,7 +298,8 @@ function finish(
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  if (options.json || (options.quiet && notAccepted > 0) || signal || io.stdoutError) for (const line of lines) io.stderr(line);
+  if (options.json || (options.quiet && (notAccepted > 0 || input.damaged)) || signal || io.stdoutError)
+    for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env.GITHUB_STEP_SUMMARY) {
     try {
