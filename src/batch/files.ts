@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { shellQuote } from '../output/render.js';
 import { errnoWords } from '../errno.js';
 import { FailedFile } from './failed.js';
-import { FORMAT_TABLE, formatFromName, type Format } from './formats.js';
+import { compressionFromName, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
 import { isPart, type Input } from './input.js';
 import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
@@ -165,16 +165,19 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   return args.join(' ');
 }
 
-/** What sends a damaged file's rows after `line`, once it is whole again (a CSV's header line kept): undefined for stdin. */
+/** A damaged file's rows after `line`, once it is whole: sent from a file here with its own journal (safe to run again); none for stdin. */
 export function restCommand(input: Input, options: BatchFiles, { file, line }: { file: string; line: number }): string | undefined {
   const found = input.files.find((f) => f.name === file);
   if (!found?.compression) return undefined;
   const keep = FORMAT_TABLE[found.format].kind === 'csv' ? 2 : 1;
-  const args = ['trigger', 'batch', '-', '--format', found.format];
+  const { name, ext } = path.parse(compressionFromName(path.basename(file)).inner);
+  const rest = shellQuote(`${name}-rest${ext}`);
+  const args = ['trigger', 'batch', rest, '--format', found.format, '--journal', `${rest}.journal`, '--resume'];
+  args.push('--failed', shellQuote(`${name}-rest-failed${ext}`));
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
-  return `${found.compression} -dc ${shellQuote(file)}${line >= keep ? ` | sed ${keep},${line}d` : ''} | ${args.join(' ')}`;
+  return `${found.compression} -dc ${shellQuote(file)}${line >= keep ? ` | sed ${keep},${line}d` : ''} > ${rest} && ${args.join(' ')}`;
 }
 
 /** The files a batch writes besides stdout, and the locks that keep other runs off them. */
