@@ -13,7 +13,7 @@ it('a CSV pipe stopped before its header ends with no rows and no error, its par
   const rows = input.read({}).rows[Symbol.asyncIterator]();
   const next = rows.next(); // waits: no whole line yet
   input.stopReading();
-  expect(await next).toEqual({ done: true, value: undefined });
+  expect(await next).toMatchObject({ done: true }); // no rows (the reader's own return value is its last line read)
   expect(input.cut).toEqual({ dropped: 'triggerId,use'.length });
 });
 
