@@ -1,8 +1,9 @@
 /**
  * Rows of a Parquet file, read with hyparquet (pure JavaScript, no native code, maintained, reads
- * by row group): one row group at a time, so memory holds one group, never the file. The value
- * column's numbers keep their exact digits: an int64 comes as a bigint, and a decimal is read as its
- * unscaled integer (hyparquet would turn it into a double) and written out with its scale.
+ * by row group): one row group at a time, so memory holds one group, never the file. Numbers keep
+ * their exact digits: an int64 comes as a bigint, and a decimal is read as its unscaled integer
+ * (hyparquet would turn it into a double) and written out with its scale. An id column (userId,
+ * triggerId) must hold text or whole numbers, sent as the file holds them; any other type is refused.
  */
 import zlib from 'node:zlib';
 import type { FileMetaData, ParquetScan, SchemaElement } from 'hyparquet';
@@ -42,11 +43,48 @@ export function decimalText(unscaled: bigint, scale: number): string {
   return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}${'0'.repeat(-scale)}`;
 }
 
-/** The value column's text maker, for its physical and logical type. */
+/** Text, or bytes that are not UTF-8 as they are (hyparquet would put U+FFFD in their place); untyped bytes stay bytes. */
+const strict = new TextDecoder('utf-8', { fatal: true });
+function stringFromBytes(bytes: Uint8Array | undefined): string | Uint8Array | undefined {
+  try {
+    return bytes && strict.decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
+const decoding = { compressors, parsers: { stringFromBytes }, utf8: false };
+
+const annotation = (e: SchemaElement) => e.logical_type?.type ?? e.converted_type;
+const scaleOf = (e: SchemaElement) => e.scale ?? (e.logical_type as { scale?: number } | undefined)?.scale ?? 0;
+const typeOf = (e: SchemaElement, kind = annotation(e)) =>
+  kind === 'DECIMAL' ? `DECIMAL(${e.precision},${scaleOf(e)})` : (kind ?? (e.num_children ? 'STRUCT' : e.type));
+/** What an id column may be (its type and annotation): text (UTF-8, untyped bytes, an enum, a UUID) or a whole number. */
+const ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENUM)?|FIXED_LEN_BYTE_ARRAY UUID)$/;
+
+/**
+ * An id column's text maker (userId, triggerId): its text, or its whole number with every digit. Another
+ * type is the wrong column (a timestamp, a flag), refused before a row is sent; bytes not UTF-8 stop the batch at their row.
+ */
+function idReader(e: SchemaElement, what: string, name: string): (raw: unknown, row: number) => string | undefined {
+  const decimal = annotation(e) === 'DECIMAL';
+  if (decimal ? scaleOf(e) > 0 : e.num_children || !ID_TYPES.test([e.type, annotation(e)].filter(Boolean).join(' '))) {
+    const hint = `a ${what} is text or a whole number: name another column with --columns ${what}=<name>, or cast it in the export`;
+    throw new UsageError(`${name}: the ${what} column ${e.name} is ${typeOf(e)}, not an id; nothing was sent`, { hint });
+  }
+  const text = valueReader(e);
+  return (raw, row) => {
+    const utf8 = decimal || !(raw instanceof Uint8Array) ? text(raw) : stringFromBytes(raw);
+    if (typeof utf8 !== 'object') return utf8;
+    throw new UsageError(
+      `${name}: row ${row}'s ${what} (${e.name}, ${typeOf(e)}) is not UTF-8 text, so it cannot be an id; the rows before it were read`,
+    );
+  };
+}
+
+/** A column's text maker, for its physical and logical type. */
 function valueReader(element: SchemaElement): (raw: unknown) => string | undefined {
-  const decimal = element.converted_type === 'DECIMAL' || element.logical_type?.type === 'DECIMAL';
-  if (decimal) {
-    const scale = element.scale ?? (element.logical_type as { scale?: number } | undefined)?.scale ?? 0;
+  if (annotation(element) === 'DECIMAL') {
+    const scale = scaleOf(element);
     return (raw) =>
       raw === null || raw === undefined
         ? undefined
@@ -55,6 +93,7 @@ function valueReader(element: SchemaElement): (raw: unknown) => string | undefin
   if (element.type === 'FLOAT') return (raw) => (typeof raw === 'number' ? float32Text(raw) : undefined);
   return (raw) => {
     if (raw === null || raw === undefined) return undefined;
+    if (raw instanceof Uint8Array) return Buffer.from(raw).toString();
     return typeof raw === 'object' ? (JSON.stringify(raw) ?? String(raw)) : String(raw);
   };
 }
@@ -80,7 +119,7 @@ const SLICE_ROWS = 65_536;
  * and gives the reader of its rows, a slice of a row group at a time.
  */
 export async function openParquet(file: string, name: string, options: ReadOptions): Promise<(options: ReadOptions) => RowSource> {
-  const { asyncBufferFromFile, parquetMetadataAsync, parquetScan } = await import('hyparquet');
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetScan, parquetSchema } = await import('hyparquet');
   let metadata: FileMetaData;
   try {
     const buffer = await asyncBufferFromFile(file);
@@ -89,24 +128,23 @@ export async function openParquet(file: string, name: string, options: ReadOptio
   } catch (error) {
     throw broken(name, (error as Error).message.replace(/^parquet /, ''));
   }
-  const top = metadata.schema.slice(1).filter((e) => !e.num_children);
+  const top = parquetSchema(metadata).children.map((c) => c.element);
   const names = top.map((e) => e.name);
   const at = findColumns(names, options, name);
   const [trigger, user, value] = [top[at.trigger], top[at.user]!, top[at.value]];
-  if (value && (value.converted_type === 'DECIMAL' || value.logical_type?.type === 'DECIMAL')) {
-    // Read as the unscaled integer: hyparquet would divide it into a double and lose digits.
-    const plain: SchemaElement = { ...value, converted_type: undefined, logical_type: undefined };
-    metadata = { ...metadata, schema: metadata.schema.map((e) => (e === value ? plain : e)) };
-  }
+  const userText = idReader(user, 'userId', name);
+  const triggerText = trigger && idReader(trigger, 'triggerId', name);
+  // A decimal is read as its unscaled integer: hyparquet would divide it into a double and lose digits.
+  const plain = (e: SchemaElement) => (annotation(e) === 'DECIMAL' ? { ...e, converted_type: undefined, logical_type: undefined } : e);
+  metadata = { ...metadata, schema: metadata.schema.map((e) => ([trigger, user, value].includes(e) ? plain(e) : e)) };
   const valueText = value ? valueReader(value) : () => undefined;
-  const text = (v: unknown) => (v === null || v === undefined ? undefined : String(v));
 
   async function* rows(options: ReadOptions): AsyncGenerator<Row[]> {
     youngGenerationForParquet();
     let scan: ParquetScan;
     try {
       const columns = [trigger?.name, user.name, value?.name].filter((c) => c !== undefined);
-      scan = await parquetScan({ file: await asyncBufferFromFile(file), metadata, columns, compressors });
+      scan = await parquetScan({ file: await asyncBufferFromFile(file), metadata, columns, ...decoding });
     } catch (error) {
       throw broken(name, (error as Error).message);
     }
@@ -124,10 +162,13 @@ export async function openParquet(file: string, name: string, options: ReadOptio
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out: Row[] = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
-            const row = { triggerId: text(triggers?.[j]), userId: text(users![j]), value: values && valueText(values[j]) };
-            out.push(
-              makeRow(start + j + 1, { format: 'csv', fields: [row.triggerId ?? '', row.userId ?? '', row.value ?? ''] }, row, options),
-            );
+            const line = start + j + 1;
+            const row = {
+              triggerId: triggerText?.(triggers![j], line),
+              userId: userText(users![j], line),
+              value: values && valueText(values[j]),
+            };
+            out.push(makeRow(line, { format: 'csv', fields: [row.triggerId ?? '', row.userId ?? '', row.value ?? ''] }, row, options));
           }
           yield out;
         }

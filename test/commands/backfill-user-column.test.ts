@@ -4,6 +4,7 @@
  * user the file names, with every digit; a column that cannot be an id (a boolean, a list) is the
  * export's mistake, found before anything is sent.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
@@ -66,5 +67,90 @@ describe('Parquet: a decimal user id column', () => {
     expect(server.requests).toHaveLength(0);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('FLAG');
+  });
+});
+
+/** One column of each kind an export may hold, three rows (the third's ids null). */
+async function writeKinds(file: string): Promise<void> {
+  const { parquetWriteFile } = await import('hyparquet-writer');
+  const opt = (name: string, type: string, more = {}) => ({ name, type, repetition_type: 'OPTIONAL', ...more });
+  const text = (s: string) => new TextEncoder().encode(s);
+  parquetWriteFile({
+    filename: file,
+    // prettier-ignore
+    schema: [
+      { name: 'root', num_children: 11 },
+      opt('EVENT', 'BYTE_ARRAY', { converted_type: 'UTF8' }),
+      opt('TS', 'INT64', { converted_type: 'TIMESTAMP_MILLIS' }),
+      opt('DEC2', 'INT64', { converted_type: 'DECIMAL', precision: 10, scale: 2 }),
+      opt('DBL', 'DOUBLE'),
+      opt('J', 'BYTE_ARRAY', { converted_type: 'JSON' }),
+      { name: 'L', repetition_type: 'OPTIONAL', num_children: 1, converted_type: 'LIST' },
+      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+      { name: 'element', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+      opt('RAW', 'BYTE_ARRAY'),
+      opt('BAD', 'BYTE_ARRAY'),
+      opt('U', 'FIXED_LEN_BYTE_ARRAY', { type_length: 16, logical_type: { type: 'UUID' } }),
+      opt('DEC0', 'BYTE_ARRAY', { converted_type: 'DECIMAL', precision: 30, scale: 0 }),
+      opt('FLAG', 'BOOLEAN'),
+    ] as never,
+    columnData: [
+      { name: 'EVENT', data: ['purchase', 'purchase', 'purchase'] },
+      { name: 'TS', data: [new Date(0), new Date(1000), null] },
+      { name: 'DEC2', data: [1.5, 2, 3] },
+      { name: 'DBL', data: [1, 2, 3] },
+      { name: 'J', data: [{ a: 1 }, 'x', null] },
+      { name: 'L', data: [['x', 'y'], ['z'], []] },
+      { name: 'RAW', data: [text('héllo'), text('a,b "c"'), null] },
+      { name: 'BAD', data: [text('ok'), new Uint8Array([0xff, 0x41]), null] },
+      { name: 'U', data: [new Uint8Array(16).fill(0xab), new Uint8Array(16), null] },
+      { name: 'DEC0', data: [-123456789012345678901234567890n, 5n, null] },
+      { name: 'FLAG', data: [true, false, null] },
+    ],
+  });
+}
+
+describe('Parquet: what an id column may hold', () => {
+  it.each([
+    ['userId', 'TS', 'TIMESTAMP_MILLIS'],
+    ['userId', 'DEC2', 'DECIMAL(10,2)'],
+    ['userId', 'DBL', 'DOUBLE'],
+    ['userId', 'J', 'JSON'],
+    ['userId', 'L', 'LIST'],
+    ['triggerId', 'FLAG', 'BOOLEAN'],
+  ])('a %s column %s (%s) is refused before anything is sent: exit 2 naming the file, column and type', async (what, column, type) => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const file = path.join(sandbox.home, 'kinds.parquet');
+    await writeKinds(file);
+    const columns = what === 'userId' ? `userId=${column},triggerId=EVENT` : `userId=RAW,triggerId=${column}`;
+    const result = await runCommand(['batch', file, '--columns', columns], sandbox.env);
+    expect(server.requests).toHaveLength(0);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`kinds.parquet: the ${what} column ${column} is ${type}, not an id; nothing was sent`);
+  });
+
+  it.each([
+    ['RAW', ['héllo', 'a,b "c"']],
+    ['U', ['abababab-abab-abab-abab-abababababab', '00000000-0000-0000-0000-000000000000']],
+    ['DEC0', ['-123456789012345678901234567890', '5']],
+  ])('%s: sent as the file holds it; a null id is an invalid row', async (column, users) => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const file = path.join(sandbox.home, 'kinds.parquet');
+    await writeKinds(file);
+    const failed = path.join(sandbox.home, 'failed.csv');
+    const result = await runCommand(['batch', file, '--columns', `userId=${column},triggerId=EVENT`, '--failed', failed], sandbox.env);
+    expect(server.requests.map((r) => userOf(r.url)).sort()).toEqual([...users].sort());
+    expect(result.code).toBe(1);
+    expect(fs.readFileSync(failed, 'utf8')).toContain('purchase,,,"line 3: invalid, not sent: empty userId"');
+  });
+
+  it('bytes that are not UTF-8 in a user id column: exit 2 naming the file and row, nothing of the row sent', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const file = path.join(sandbox.home, 'kinds.parquet');
+    await writeKinds(file);
+    const result = await runCommand(['batch', file, '--columns', 'userId=BAD,triggerId=EVENT'], sandbox.env);
+    expect(server.requests).toHaveLength(0);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("kinds.parquet: row 2's userId (BAD, BYTE_ARRAY) is not UTF-8 text");
   });
 });
