@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
@@ -139,6 +139,69 @@ function noZstd(name: string): UsageError {
   return new UsageError(problem, { hint });
 }
 
+type ZstdAt = 'frame' | 'block';
+/**
+ * The bytes a zstd header takes once `b` holds enough of it (RFC 8878: a frame's header or a block's),
+ * the bytes after it to pass over (a block and, after the last, the frame's checksum; a skippable frame).
+ */
+function zstdStep(at: ZstdAt, b: Buffer, sum: number): { used: number; skip: number; at: ZstdAt; sum: number } | undefined {
+  if (at === 'block') {
+    if (b.length < 3) return undefined;
+    const [header, last] = [b.readUIntLE(0, 3), b[0]! & 1];
+    return { used: 3, skip: (((header >> 1) & 3) === 1 ? 1 : header >> 3) + (last ? sum : 0), at: last ? 'frame' : 'block', sum };
+  }
+  if (b.length < 8 && !(b.length >= 5 && b.readUInt32LE(0) === 0xfd2fb528)) return undefined;
+  if ((b.readUInt32LE(0) & ~0xf) >>> 0 === 0x184d2a50) return { used: 8, skip: b.readUInt32LE(4), at: 'frame', sum };
+  if (b.readUInt32LE(0) !== 0xfd2fb528) throw new Error(`bytes that are not a zstd frame follow the data (${hex(b.subarray(0, 4))})`);
+  const [flags, single] = [b[4]!, (b[4]! >> 5) & 1];
+  const used = 5 + (single ? 0 : 1) + [0, 1, 2, 4][flags & 3]! + [single, 2, 4, 8][flags >> 6]!;
+  return b.length < used ? undefined : { used, skip: 0, at: 'block', sum: (flags >> 2) & 1 ? 4 : 0 };
+}
+
+/**
+ * zstd data passed on as it comes, its frames walked by their headers, `undefined` after each frame;
+ * at the end, whether it was cut within a frame (before its last block and checksum): Node 22's
+ * decompressor ends a frame cut short without an error, and a copy that stopped midway read as a whole
+ * file, its cut last line sent with a cut value.
+ */
+async function* zstdFrames(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer | undefined, boolean> {
+  let [held, skip, at, sum, ended] = [Buffer.alloc(0), 0, 'frame' as ZstdAt, 0, false];
+  for await (const chunk of source) {
+    let from = 0;
+    for (let i = 0; i < chunk.length;) {
+      const passed = Math.min(skip, chunk.length - i);
+      [skip, i] = [skip - passed, i + passed];
+      if (i < chunk.length && ended) {
+        if (i > from) yield chunk.subarray(from, i);
+        yield undefined;
+        [from, ended] = [i, false];
+      }
+      if (i === chunk.length) break;
+      const before = held.length;
+      held = Buffer.concat([held, chunk.subarray(i, i + 18)]); // 18 bytes hold any header
+      const step = zstdStep(at, held, sum);
+      if (!step) break;
+      [i, held, skip, at, sum, ended] = [i + step.used - before, Buffer.alloc(0), step.skip, step.at, step.sum, step.at === 'frame'];
+    }
+    if (from < chunk.length) yield chunk.subarray(from);
+  }
+  return held.length > 0 || skip > 0 || at !== 'frame';
+}
+
+/** Each zstd frame through a decompressor of its own: Node's reads one frame and ends, and the frames after it were lost. */
+async function* unzstd(source: Readable, stopped?: Stopped): AsyncGenerator<Buffer> {
+  const pieces = zstdFrames(source);
+  let next: IteratorResult<Buffer | undefined, boolean> | undefined;
+  while (!next?.done) {
+    async function* frame(): AsyncGenerator<Buffer> {
+      for (next = await pieces.next(); !next.done && next.value; next = await pieces.next()) yield next.value;
+    }
+    yield* pipeline(Readable.from(frame()), zstd!({ chunkSize: INFLATED_CHUNK }), () => undefined) as AsyncIterable<Buffer>;
+  }
+  // Thrown once all that was read is handed on, before the end: the line reader never ends on a cut line.
+  if (next.value && !stopped?.stopped) throw new Error('it ends within a frame, as a file cut short does');
+}
+
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
 
 /**
@@ -149,9 +212,10 @@ const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart
  */
 async function* decompressed(source: Readable, compression: Compression, name: string, stopped?: Stopped): AsyncGenerator<Buffer> {
   if (compression === 'zstd' && !zstd) throw noZstd(name);
-  const inflate = compression === 'gzip' ? zlib.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd!({ chunkSize: INFLATED_CHUNK });
   try {
-    yield* source.pipe(inflate) as AsyncIterable<Buffer>;
+    yield* compression === 'gzip'
+      ? (source.pipe(zlib.createGunzip({ chunkSize: INFLATED_CHUNK })) as AsyncIterable<Buffer>)
+      : unzstd(source, stopped);
   } catch (error) {
     if (stopped?.stopped) return;
     const message = `${name}: the ${compression} data cannot be read on (${(error as Error).message}); nothing was sent`;
