@@ -7,13 +7,14 @@
 // named once), so the budget is at the goal again, but for one line: take()'s least wait for the rota
 // (the eighteenth pass's rota rules for shards left alone were tried and not kept). The nineteenth
 // pass's size pass took 31 more out the same way (room it had made for F1's trial, taken out again):
-// 30 under the goal. The twentieth pass: the rota's judge of its own turns (+26), the progress line cut
-// to the terminal (+19), three input fixes (+24), a signal delivered twice (+12) and a profile for the catalog's ids (+7),
-// against a size pass outside src/batch (-67).
+// 30 under the goal. The twentieth pass went past it again, for contract breaks found by its audits:
+// Parquet id columns sent exactly (+41), a .zst walked frame by frame (+64), a later part checked and
+// damage midway ending as a stop (+73), the rota's judge of its own turns (+26), the progress line cut to
+// the terminal (+19) and smaller fixes (+20), against a size pass outside src/batch (-67).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_598;
+const BUDGET = 11_776;
 const GOAL = 11_600;
 
 function lines(dir) {
