@@ -13628,7 +13628,7 @@ var require_client_h2 = __commonJS({
   "../h19-lead/node_modules/undici/lib/dispatcher/client-h2.js"(exports2, module2) {
     "use strict";
     var assert = require("node:assert");
-    var { pipeline } = require("node:stream");
+    var { pipeline: pipeline2 } = require("node:stream");
     var util = require_util();
     var {
       RequestContentLengthMismatchError,
@@ -14300,7 +14300,7 @@ var require_client_h2 = __commonJS({
     }
     function writeStream(abort, socket, expectsPayload, h2stream, body, client, request, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
-      const pipe = pipeline(
+      const pipe = pipeline2(
         body,
         h2stream,
         (err) => {
@@ -18214,7 +18214,7 @@ var require_api_pipeline = __commonJS({
         util.destroy(ret, err);
       }
     };
-    function pipeline(opts, handler) {
+    function pipeline2(opts, handler) {
       try {
         const pipelineHandler = new PipelineHandler(opts, handler);
         this.dispatch({ ...opts, body: pipelineHandler.req }, pipelineHandler);
@@ -18223,7 +18223,7 @@ var require_api_pipeline = __commonJS({
         return new PassThrough().destroy(err);
       }
     }
-    module2.exports = pipeline;
+    module2.exports = pipeline2;
   }
 });
 
@@ -23829,7 +23829,7 @@ var require_decompress = __commonJS({
   "../h19-lead/node_modules/undici/lib/interceptor/decompress.js"(exports2, module2) {
     "use strict";
     var { createInflate, createGunzip, createBrotliDecompress, createZstdDecompress } = require("node:zlib");
-    var { pipeline, Transform: TransformStream2 } = require("node:stream");
+    var { pipeline: pipeline2, Transform: TransformStream2 } = require("node:stream");
     var { InvalidArgumentError: InvalidArgumentError2, ResponseExceededMaxSizeError } = require_errors();
     var DecoratorHandler = require_decorator_handler();
     var { runtimeFeatures } = require_runtime_features();
@@ -24146,7 +24146,7 @@ var require_decompress = __commonJS({
       #setupMultipleDecompressors() {
         const lastDecompressor = this.#decompressors[this.#decompressors.length - 1];
         this.#setupDecompressorEvents(lastDecompressor);
-        pipeline(this.#decompressors, (err) => {
+        pipeline2(this.#decompressors, (err) => {
           if (this.#terminated) {
             return;
           }
@@ -26977,7 +26977,7 @@ var require_fetch = __commonJS({
       subresourceSet
     } = require_constants3();
     var EE = require("node:events");
-    var { Readable: Readable2, pipeline, finished, isErrored, isReadable } = require("node:stream");
+    var { Readable: Readable2, pipeline: pipeline2, finished, isErrored, isReadable } = require("node:stream");
     var { addAbortListener, bufferToLowerCasedHeaderName } = require_util();
     var { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = require_data_url();
     var { getGlobalDispatcher } = require_global2();
@@ -27968,7 +27968,7 @@ var require_fetch = __commonJS({
                 status: status2,
                 statusText: statusText2,
                 headersList,
-                body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
+                body: decoders.length ? pipeline2(this.body, ...decoders, (err) => {
                   if (err) {
                     this.onError(err);
                   }
@@ -31865,7 +31865,7 @@ ${value}`;
 var require_eventsource = __commonJS({
   "../h19-lead/node_modules/undici/lib/web/eventsource/eventsource.js"(exports2, module2) {
     "use strict";
-    var { pipeline } = require("node:stream");
+    var { pipeline: pipeline2 } = require("node:stream");
     var { fetching } = require_fetch();
     var { makeRequest } = require_request2();
     var { webidl } = require_webidl();
@@ -32025,7 +32025,7 @@ var require_eventsource = __commonJS({
               ));
             }
           });
-          pipeline(
+          pipeline2(
             response.body.stream,
             eventSourceStream,
             (error2) => {
@@ -36370,6 +36370,7 @@ function checkHop(found2, hop, stat, dir, uid) {
     const message = `catalog ${printable(found2)} is not trusted${through(found2, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`;
     return new ConfigError(message, { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` });
   };
+  if (!stat.isSymbolicLink() && !stat.isFile()) throw unusable(found2, `it is ${kindOf(stat)}, not a regular file`);
   if (stat.uid !== uid && stat.uid !== 0)
     throw untrusted(
       `${printable(hop)} belongs to ${userName(stat.uid)}, not to you (${userName(uid)})`,
@@ -38833,8 +38834,8 @@ function concat(aaa, bbb) {
     aaa.push(...bbb.slice(i, i + chunk));
   }
 }
-function equals(a, b, strict2 = true) {
-  if (strict2 ? a === b : a == b) return true;
+function equals(a, b, strict3 = true) {
+  if (strict3 ? a === b : a == b) return true;
   if (!a || !b || typeof a !== "object" || typeof b !== "object") return false;
   if (a instanceof Uint8Array && b instanceof Uint8Array) {
     if (a.length !== b.length) return false;
@@ -38849,14 +38850,14 @@ function equals(a, b, strict2 = true) {
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) {
-      if (!equals(a[i], b[i], strict2)) return false;
+      if (!equals(a[i], b[i], strict3)) return false;
     }
     return true;
   }
   const aKeys = Object.keys(a);
   if (aKeys.length !== Object.keys(b).length) return false;
   for (const k of aKeys) {
-    if (!equals(a[k], b[k], strict2)) return false;
+    if (!equals(a[k], b[k], strict3)) return false;
   }
   return true;
 }
@@ -39000,45 +39001,45 @@ function pathsNeededForFilter(filter) {
 function columnsNeededForFilter(filter) {
   return [...new Set(pathsNeededForFilter(filter).map((path18) => path18.split(".")[0]))];
 }
-function matchFilter(record, filter, strict2 = true) {
+function matchFilter(record, filter, strict3 = true) {
   if ("$and" in filter && Array.isArray(filter.$and)) {
-    return filter.$and.every((subQuery) => matchFilter(record, subQuery, strict2));
+    return filter.$and.every((subQuery) => matchFilter(record, subQuery, strict3));
   }
   if ("$or" in filter && Array.isArray(filter.$or)) {
-    return filter.$or.some((subQuery) => matchFilter(record, subQuery, strict2));
+    return filter.$or.some((subQuery) => matchFilter(record, subQuery, strict3));
   }
   if ("$nor" in filter && Array.isArray(filter.$nor)) {
-    return !filter.$nor.some((subQuery) => matchFilter(record, subQuery, strict2));
+    return !filter.$nor.some((subQuery) => matchFilter(record, subQuery, strict3));
   }
   return Object.entries(filter).every(([field2, condition]) => {
     const value = resolve(record, field2);
     if (typeof condition !== "object" || condition === null || Array.isArray(condition)) {
-      return equals(value, condition, strict2);
+      return equals(value, condition, strict3);
     }
     return Object.entries(condition || {}).every(([operator, target2]) => {
       if (operator === "$gt") return value !== null && value !== void 0 && value > target2;
       if (operator === "$gte") return value !== null && value !== void 0 && value >= target2;
       if (operator === "$lt") return value !== null && value !== void 0 && value < target2;
       if (operator === "$lte") return value !== null && value !== void 0 && value <= target2;
-      if (operator === "$eq") return equals(value, target2, strict2);
-      if (operator === "$ne") return !equals(value, target2, strict2);
-      if (operator === "$in") return Array.isArray(target2) && matchesIn(value, target2, strict2);
-      if (operator === "$nin") return Array.isArray(target2) && !matchesIn(value, target2, strict2);
-      if (operator === "$not") return !matchFilter({ value }, { value: target2 }, strict2);
+      if (operator === "$eq") return equals(value, target2, strict3);
+      if (operator === "$ne") return !equals(value, target2, strict3);
+      if (operator === "$in") return Array.isArray(target2) && matchesIn(value, target2, strict3);
+      if (operator === "$nin") return Array.isArray(target2) && !matchesIn(value, target2, strict3);
+      if (operator === "$not") return !matchFilter({ value }, { value: target2 }, strict3);
       return true;
     });
   });
 }
-function matchesIn(value, targets, strict2) {
-  return targets.some((target2) => equals(value, target2, strict2) || Array.isArray(value) && value.some((element) => equals(element, target2, strict2)));
+function matchesIn(value, targets, strict3) {
+  return targets.some((target2) => equals(value, target2, strict3) || Array.isArray(value) && value.some((element) => equals(element, target2, strict3)));
 }
-function canSkipRowGroup({ rowGroup, physicalColumns, filter, strict: strict2 = true, bloomFilters, schemaElements }) {
+function canSkipRowGroup({ rowGroup, physicalColumns, filter, strict: strict3 = true, bloomFilters, schemaElements }) {
   if (!filter) return false;
   if ("$and" in filter && Array.isArray(filter.$and)) {
-    return filter.$and.some((subFilter) => canSkipRowGroup({ rowGroup, physicalColumns, filter: subFilter, strict: strict2, bloomFilters, schemaElements }));
+    return filter.$and.some((subFilter) => canSkipRowGroup({ rowGroup, physicalColumns, filter: subFilter, strict: strict3, bloomFilters, schemaElements }));
   }
   if ("$or" in filter && Array.isArray(filter.$or)) {
-    return filter.$or.every((subFilter) => canSkipRowGroup({ rowGroup, physicalColumns, filter: subFilter, strict: strict2, bloomFilters, schemaElements }));
+    return filter.$or.every((subFilter) => canSkipRowGroup({ rowGroup, physicalColumns, filter: subFilter, strict: strict3, bloomFilters, schemaElements }));
   }
   if ("$nor" in filter && Array.isArray(filter.$nor)) {
     return false;
@@ -39053,8 +39054,8 @@ function canSkipRowGroup({ rowGroup, physicalColumns, filter, strict: strict2 = 
     const haveStats = minVal !== void 0 && maxVal !== void 0;
     const bloom = bloomFilters?.[field2];
     const element = schemaElements?.[field2];
-    const matchingNulls = matchFilter({ value: null }, { value: condition }, strict2) && (nullCount === void 0 || nullCount > 0);
-    if (haveStats && !matchingNulls && canSkipStats(condition, minVal, maxVal, strict2, element)) {
+    const matchingNulls = matchFilter({ value: null }, { value: condition }, strict3) && (nullCount === void 0 || nullCount > 0);
+    if (haveStats && !matchingNulls && canSkipStats(condition, minVal, maxVal, strict3, element)) {
       return true;
     }
     for (const [operator, target2] of Object.entries(condition || {})) {
@@ -39079,12 +39080,12 @@ function canSkipRowGroup({ rowGroup, physicalColumns, filter, strict: strict2 = 
   }
   return false;
 }
-function canSkipStats(condition, minVal, maxVal, strict2, element) {
+function canSkipStats(condition, minVal, maxVal, strict3, element) {
   if (minVal === void 0 || maxVal === void 0) return false;
   const mayContainNaN = element?.type === "FLOAT" || element?.type === "DOUBLE" || element?.logical_type?.type === "FLOAT16";
   for (const [operator, target2] of Object.entries(condition || {})) {
-    const minComparison = compareParquetValues(minVal, target2, strict2, element);
-    const maxComparison = compareParquetValues(maxVal, target2, strict2, element);
+    const minComparison = compareParquetValues(minVal, target2, strict3, element);
+    const maxComparison = compareParquetValues(maxVal, target2, strict3, element);
     const binaryBounds = minVal instanceof Uint8Array || maxVal instanceof Uint8Array;
     const relationalBoundsAreSafe = !binaryBounds && (element?.type !== "BYTE_ARRAY" || typeof target2 === "string" && [...target2].every((character) => character.charCodeAt(0) <= 127));
     if (operator === "$gt" && relationalBoundsAreSafe && maxComparison !== void 0 && maxComparison <= 0) return true;
@@ -39092,21 +39093,21 @@ function canSkipStats(condition, minVal, maxVal, strict2, element) {
     if (operator === "$lt" && relationalBoundsAreSafe && minComparison !== void 0 && minComparison >= 0) return true;
     if (operator === "$lte" && relationalBoundsAreSafe && minComparison !== void 0 && minComparison > 0) return true;
     if (operator === "$eq") {
-      const targetMinComparison = compareParquetValues(target2, minVal, strict2, element);
-      const targetMaxComparison = compareParquetValues(target2, maxVal, strict2, element);
+      const targetMinComparison = compareParquetValues(target2, minVal, strict3, element);
+      const targetMaxComparison = compareParquetValues(target2, maxVal, strict3, element);
       if (targetMinComparison !== void 0 && targetMinComparison < 0 || targetMaxComparison !== void 0 && targetMaxComparison > 0) return true;
     }
-    if (operator === "$ne" && !mayContainNaN && equals(minVal, maxVal, strict2) && equals(minVal, target2, strict2)) return true;
+    if (operator === "$ne" && !mayContainNaN && equals(minVal, maxVal, strict3) && equals(minVal, target2, strict3)) return true;
     if (operator === "$in" && Array.isArray(target2) && target2.every((value) => {
-      const valueMinComparison = compareParquetValues(value, minVal, strict2, element);
-      const valueMaxComparison = compareParquetValues(value, maxVal, strict2, element);
+      const valueMinComparison = compareParquetValues(value, minVal, strict3, element);
+      const valueMaxComparison = compareParquetValues(value, maxVal, strict3, element);
       return valueMinComparison !== void 0 && valueMinComparison < 0 || valueMaxComparison !== void 0 && valueMaxComparison > 0;
     })) return true;
-    if (operator === "$nin" && !mayContainNaN && Array.isArray(target2) && equals(minVal, maxVal, strict2) && target2.some((value) => equals(minVal, value, strict2))) return true;
+    if (operator === "$nin" && !mayContainNaN && Array.isArray(target2) && equals(minVal, maxVal, strict3) && target2.some((value) => equals(minVal, value, strict3))) return true;
   }
   return false;
 }
-function compareParquetValues(a, b, strict2, element) {
+function compareParquetValues(a, b, strict3, element) {
   if (element?.type === "BYTE_ARRAY") {
     if (typeof a !== "string" || typeof b !== "string") return void 0;
     return compareBytes(encoder.encode(a), encoder.encode(b));
@@ -39117,7 +39118,7 @@ function compareParquetValues(a, b, strict2, element) {
   }
   if (a < b) return -1;
   if (a > b) return 1;
-  if (equals(a, b, strict2)) return 0;
+  if (equals(a, b, strict3)) return 0;
   return void 0;
 }
 function compareBytes(a, b) {
@@ -39130,22 +39131,22 @@ function compareBytes(a, b) {
   if (a.length > b.length) return 1;
   return 0;
 }
-function matchesNull(condition, strict2) {
-  return matchFilter({ value: null }, { value: condition }, strict2);
+function matchesNull(condition, strict3) {
+  return matchFilter({ value: null }, { value: condition }, strict3);
 }
-function filterPageRanges(filter, columnPages, groupRows, strict2 = true) {
+function filterPageRanges(filter, columnPages, groupRows, strict3 = true) {
   if (!filter) return void 0;
   if ("$and" in filter && Array.isArray(filter.$and)) {
     let ranges;
     for (const subFilter of filter.$and) {
-      ranges = intersectRanges(ranges, filterPageRanges(subFilter, columnPages, groupRows, strict2));
+      ranges = intersectRanges(ranges, filterPageRanges(subFilter, columnPages, groupRows, strict3));
     }
     return ranges;
   }
   if ("$or" in filter && Array.isArray(filter.$or)) {
     let ranges = [];
     for (const subFilter of filter.$or) {
-      const subRanges = filterPageRanges(subFilter, columnPages, groupRows, strict2);
+      const subRanges = filterPageRanges(subFilter, columnPages, groupRows, strict3);
       if (!subRanges) return void 0;
       ranges = unionRanges(ranges, subRanges);
     }
@@ -39158,14 +39159,14 @@ function filterPageRanges(filter, columnPages, groupRows, strict2 = true) {
   for (const [field2, condition] of Object.entries(filter)) {
     const pages = columnPages[field2];
     if (!pages) continue;
-    const nullCanMatch = matchesNull(condition, strict2);
+    const nullCanMatch = matchesNull(condition, strict3);
     const keep = [];
     for (let i = 0; i < pages.pageStarts.length; i++) {
       const start = pages.pageStarts[i];
       const end = i + 1 < pages.pageStarts.length ? pages.pageStarts[i + 1] : groupRows;
       const nullCount = pages.nullCounts?.[i];
       const matchingNulls = nullCanMatch && (nullCount === void 0 || nullCount > 0);
-      const skip = !pages.nullPages[i] && !matchingNulls && canSkipStats(condition, pages.minValues[i], pages.maxValues[i], strict2, pages.element);
+      const skip = !pages.nullPages[i] && !matchingNulls && canSkipStats(condition, pages.minValues[i], pages.maxValues[i], strict3, pages.element);
       if (!skip) {
         const last = keep[keep.length - 1];
         if (last && last[1] === start) last[1] = end;
@@ -41664,15 +41665,37 @@ function decimalText(unscaled, scale) {
   const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, "0");
   return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}${"0".repeat(-scale)}`;
 }
+function stringFromBytes(bytes) {
+  try {
+    return bytes && strict2.decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
+function idReader(e, what, name) {
+  const decimal2 = annotation(e) === "DECIMAL";
+  if (decimal2 ? scaleOf(e) > 0 : e.num_children || !ID_TYPES.test([e.type, annotation(e)].filter(Boolean).join(" "))) {
+    const hint = `a ${what} is text or a whole number: name another column with --columns ${what}=<name>, or cast it in the export`;
+    throw new UsageError(`${name}: the ${what} column ${e.name} is ${typeOf(e)}, not an id; nothing was sent`, { hint });
+  }
+  const text = valueReader(e);
+  return (raw, row) => {
+    const utf8 = decimal2 || !(raw instanceof Uint8Array) ? text(raw) : stringFromBytes(raw);
+    if (typeof utf8 !== "object") return utf8;
+    throw new UsageError(
+      `${name}: row ${row}'s ${what} (${e.name}, ${typeOf(e)}) is not UTF-8 text, so it cannot be an id; the rows before it were read`
+    );
+  };
+}
 function valueReader(element) {
-  const decimal2 = element.converted_type === "DECIMAL" || element.logical_type?.type === "DECIMAL";
-  if (decimal2) {
-    const scale = element.scale ?? element.logical_type?.scale ?? 0;
+  if (annotation(element) === "DECIMAL") {
+    const scale = scaleOf(element);
     return (raw) => raw === null || raw === void 0 ? void 0 : decimalText(raw instanceof Uint8Array ? bigIntOf(raw) : BigInt(raw), scale);
   }
   if (element.type === "FLOAT") return (raw) => typeof raw === "number" ? float32Text(raw) : void 0;
   return (raw) => {
     if (raw === null || raw === void 0) return void 0;
+    if (raw instanceof Uint8Array) return Buffer.from(raw).toString();
     return typeof raw === "object" ? JSON.stringify(raw) ?? String(raw) : String(raw);
   };
 }
@@ -41681,7 +41704,7 @@ function broken(name, why) {
   return new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, { hint });
 }
 async function openParquet(file, name, options) {
-  const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2, parquetScan: parquetScan2 } = await Promise.resolve().then(() => (init_node(), node_exports));
+  const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2, parquetScan: parquetScan2, parquetSchema: parquetSchema2 } = await Promise.resolve().then(() => (init_node(), node_exports));
   let metadata;
   try {
     const buffer = await asyncBufferFromFile2(file);
@@ -41690,22 +41713,21 @@ async function openParquet(file, name, options) {
   } catch (error2) {
     throw broken(name, error2.message.replace(/^parquet /, ""));
   }
-  const top = metadata.schema.slice(1).filter((e) => !e.num_children);
+  const top = parquetSchema2(metadata).children.map((c) => c.element);
   const names = top.map((e) => e.name);
   const at = findColumns(names, options, name);
   const [trigger, user, value] = [top[at.trigger], top[at.user], top[at.value]];
-  if (value && (value.converted_type === "DECIMAL" || value.logical_type?.type === "DECIMAL")) {
-    const plain2 = { ...value, converted_type: void 0, logical_type: void 0 };
-    metadata = { ...metadata, schema: metadata.schema.map((e) => e === value ? plain2 : e) };
-  }
+  const userText = idReader(user, "userId", name);
+  const triggerText = trigger && idReader(trigger, "triggerId", name);
+  const plain2 = (e) => annotation(e) === "DECIMAL" ? { ...e, converted_type: void 0, logical_type: void 0 } : e;
+  metadata = { ...metadata, schema: metadata.schema.map((e) => [trigger, user, value].includes(e) ? plain2(e) : e) };
   const valueText = value ? valueReader(value) : () => void 0;
-  const text = (v) => v === null || v === void 0 ? void 0 : String(v);
   async function* rows2(options2) {
     youngGenerationForParquet();
     let scan;
     try {
       const columns = [trigger?.name, user.name, value?.name].filter((c) => c !== void 0);
-      scan = await parquetScan2({ file: await asyncBufferFromFile2(file), metadata, columns, compressors });
+      scan = await parquetScan2({ file: await asyncBufferFromFile2(file), metadata, columns, ...decoding });
     } catch (error2) {
       throw broken(name, error2.message);
     }
@@ -41723,10 +41745,13 @@ async function openParquet(file, name, options) {
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
-            const row = { triggerId: text(triggers?.[j]), userId: text(users[j]), value: values && valueText(values[j]) };
-            out.push(
-              makeRow(start + j + 1, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options2)
-            );
+            const line = start + j + 1;
+            const row = {
+              triggerId: triggerText?.(triggers[j], line),
+              userId: userText(users[j], line),
+              value: values && valueText(values[j])
+            };
+            out.push(makeRow(line, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options2));
           }
           yield out;
         }
@@ -41735,7 +41760,7 @@ async function openParquet(file, name, options) {
   }
   return (options2) => ({ rows: rows2(options2), header: () => void 0 });
 }
-var import_node_zlib, zstd, compressors, SLICE_ROWS;
+var import_node_zlib, zstd, compressors, strict2, decoding, annotation, scaleOf, typeOf, ID_TYPES, SLICE_ROWS;
 var init_parquet = __esm({
   "src/batch/parquet.ts"() {
     "use strict";
@@ -41749,6 +41774,12 @@ var init_parquet = __esm({
       BROTLI: (input2) => new Uint8Array(import_node_zlib.default.brotliDecompressSync(input2)),
       ...zstd && { ZSTD: (input2) => new Uint8Array(zstd(input2)) }
     };
+    strict2 = new TextDecoder("utf-8", { fatal: true });
+    decoding = { compressors, parsers: { stringFromBytes }, utf8: false };
+    annotation = (e) => e.logical_type?.type ?? e.converted_type;
+    scaleOf = (e) => e.scale ?? e.logical_type?.scale ?? 0;
+    typeOf = (e, kind = annotation(e)) => kind === "DECIMAL" ? `DECIMAL(${e.precision},${scaleOf(e)})` : kind ?? (e.num_children ? "STRUCT" : e.type);
+    ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENUM)?|FIXED_LEN_BYTE_ARRAY UUID)$/;
     SLICE_ROWS = 65536;
   }
 });
@@ -41806,15 +41837,61 @@ function noZstd(name) {
   const problem = `${name} is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it); nothing was sent`;
   return new UsageError(problem, { hint });
 }
+function zstdStep(at, b, sum) {
+  if (at === "block") {
+    if (b.length < 3) return void 0;
+    const [header, last] = [b.readUIntLE(0, 3), b[0] & 1];
+    return { used: 3, skip: ((header >> 1 & 3) === 1 ? 1 : header >> 3) + (last ? sum : 0), at: last ? "frame" : "block", sum };
+  }
+  if (b.length < 8 && !(b.length >= 5 && b.readUInt32LE(0) === 4247762216)) return void 0;
+  if ((b.readUInt32LE(0) & ~15) >>> 0 === 407710288) return { used: 8, skip: b.readUInt32LE(4), at: "frame", sum };
+  if (b.readUInt32LE(0) !== 4247762216) throw new Error(`bytes that are not a zstd frame follow the data (${hex(b.subarray(0, 4))})`);
+  const [flags, single] = [b[4], b[4] >> 5 & 1];
+  const used = 5 + (single ? 0 : 1) + [0, 1, 2, 4][flags & 3] + [single, 2, 4, 8][flags >> 6];
+  return b.length < used ? void 0 : { used, skip: 0, at: "block", sum: flags >> 2 & 1 ? 4 : 0 };
+}
+async function* zstdFrames(source) {
+  let [held2, skip, at, sum, ended] = [Buffer.alloc(0), 0, "frame", 0, false];
+  for await (const chunk of source) {
+    let from = 0;
+    for (let i = 0; i < chunk.length; ) {
+      const passed = Math.min(skip, chunk.length - i);
+      [skip, i] = [skip - passed, i + passed];
+      if (i < chunk.length && ended) {
+        if (i > from) yield chunk.subarray(from, i);
+        yield void 0;
+        [from, ended] = [i, false];
+      }
+      if (i === chunk.length) break;
+      const before = held2.length;
+      held2 = Buffer.concat([held2, chunk.subarray(i, i + 18)]);
+      const step = zstdStep(at, held2, sum);
+      if (!step) break;
+      [i, held2, skip, at, sum, ended] = [i + step.used - before, Buffer.alloc(0), step.skip, step.at, step.sum, step.at === "frame"];
+    }
+    if (from < chunk.length) yield chunk.subarray(from);
+  }
+  return held2.length > 0 || skip > 0 || at !== "frame";
+}
+async function* unzstd(source, stopped) {
+  const pieces = zstdFrames(source);
+  let next;
+  while (!next?.done) {
+    async function* frame() {
+      for (next = await pieces.next(); !next.done && next.value; next = await pieces.next()) yield next.value;
+    }
+    yield* (0, import_node_stream.pipeline)(import_node_stream.Readable.from(frame()), zstd2({ chunkSize: INFLATED_CHUNK }), () => void 0);
+  }
+  if (next.value && !stopped?.stopped) throw new Error("it ends within a frame, as a file cut short does");
+}
 async function* decompressed(source, compression, name, stopped) {
   if (compression === "zstd" && !zstd2) throw noZstd(name);
-  const inflate = compression === "gzip" ? import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK }) : zstd2({ chunkSize: INFLATED_CHUNK });
   try {
-    yield* source.pipe(inflate);
+    yield* compression === "gzip" ? source.pipe(import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK })) : unzstd(source, stopped);
   } catch (error2) {
     if (stopped?.stopped) return;
-    const message = `${name}: the ${compression} data cannot be read on (${error2.message}); the rows before it were read`;
-    throw new UsageError(message, { hint: "check that the file was copied whole; the rows after the damage are not in the batch" });
+    const message = `${name}: the ${compression} data cannot be read on (${error2.message}); nothing was sent`;
+    throw new Damaged(message, { hint: "check that the file was copied whole", cause: error2 });
   } finally {
     source.destroy();
   }
@@ -41896,19 +41973,35 @@ async function openFile(file, options) {
     probe.destroy();
   }
 }
-async function* rowsOfFiles(files, options) {
-  let base = 0;
-  for (const file of files) {
-    let last = 0;
-    for await (const chunk of file.read({ ...options, emptyIsNoRows: true }).rows) {
+async function* rowsUntilDamage(name, { rows: rows2 }, input2, base) {
+  let last = 0;
+  try {
+    for await (const chunk of rows2) {
       for (const row of chunk) {
-        row.file = file.name;
-        row.at = base + row.line;
+        if (base !== void 0) [row.file, row.at] = [name, base + row.line];
         last = row.line;
       }
       yield chunk;
     }
-    base += last;
+  } catch (error2) {
+    if (!(error2 instanceof Damaged) || !input2.onDamage) throw error2;
+    input2.onDamage(input2.damaged ??= { file: name, line: last, why: error2.cause.message });
+  }
+  return last;
+}
+async function* rowsOfFiles(input2, options) {
+  let base = 0;
+  for (const file of input2.files) base += yield* rowsUntilDamage(file.name, file.read({ ...options, emptyIsNoRows: true }), input2, base);
+}
+async function checkHeader(file, { columns, trigger }) {
+  const rows2 = file.read({ columns, trigger, emptyIsNoRows: true }).rows[Symbol.asyncIterator]();
+  try {
+    await rows2.next();
+  } catch (error2) {
+    throw error2 instanceof UsageError && !(error2 instanceof Damaged) ? new UsageError(`${file.name}: ${error2.message}`, { hint: error2.hint }) : error2;
+  } finally {
+    await rows2.return?.(void 0);
+    file.close();
   }
 }
 async function openInputs(sources, options = {}) {
@@ -41931,21 +42024,25 @@ async function openInputs(sources, options = {}) {
     }
   if (files.length === 0)
     throw new UsageError(`${sources.join(" ")}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
+  if (files.length > 1) {
+    for (const file of files) if (file.format !== "parquet") await checkHeader(file, options.read ?? {});
+  }
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
   const parquet = files.some((f) => f.format === "parquet");
   const normalized = !one || parquet || columns ? { file: !one } : void 0;
   const noop = () => void 0;
-  return {
+  const input2 = {
     files,
     sources,
     format: normalized ? "csv" : one.format,
     normalized,
-    read: (read) => one ? one.read(read) : { rows: rowsOfFiles(files, read), header: noop },
+    read: (read) => one ? untilDamage(one.name, one.read(read), input2) : { rows: rowsOfFiles(input2, read), header: noop },
     stopReading: noop,
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: void 0
   };
+  return input2;
 }
 async function openStdin(options, columns) {
   const given = options.stdin;
@@ -41955,20 +42052,21 @@ async function openStdin(options, columns) {
   const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given, mark);
   const stream = import_node_stream.Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
-  return {
+  const input2 = {
     files: [],
     sources: ["-"],
     format: columns ? "csv" : sniffed.format,
     normalized: columns ? { file: false } : void 0,
-    read: (read) => readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }),
+    read: (read) => untilDamage("standard input", readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }), input2),
     stopReading: () => stdin?.stop(),
     close: () => stdin && given.destroy(),
     get cut() {
       return mark.stopped ? { dropped: mark.dropped ?? 0 } : void 0;
     }
   };
+  return input2;
 }
-var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, hex, parquetOnStdin, isPart;
+var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, hex, Damaged, parquetOnStdin, isPart, untilDamage;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -41983,10 +42081,16 @@ var init_input = __esm({
     zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
+    Damaged = class extends UsageError {
+    };
     parquetOnStdin = (what = "standard input is a Parquet file") => new UsageError(`${what}, which is read from its footer and cannot come through a pipe`, {
       hint: "give the file by its name: trigger batch export.parquet"
     });
     isPart = (name) => !name.startsWith(".") && !name.startsWith("_");
+    untilDamage = (name, source, input2) => ({
+      ...source,
+      rows: rowsUntilDamage(name, source, input2)
+    });
   }
 });
 
@@ -42012,7 +42116,8 @@ var init_stop = __esm({
       "failed-file": (r) => `${r.path} could not be written (${errnoWords(r.error)})`,
       journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
       "retry-after": (r) => `the service asked to wait ${r.seconds} s (Retry-After), more than a batch waits`,
-      "pushed-back": (r) => `the service pushed back every request for ${r.seconds} s and accepted none`
+      "pushed-back": (r) => `the service pushed back every request for ${r.seconds} s and accepted none`,
+      damaged: (r) => `${r.file} could not be read on after line ${r.line} (${r.why})`
     };
     stopCause = (reason2) => CAUSES[reason2.kind](reason2);
   }
@@ -42066,10 +42171,12 @@ function plural(n, one) {
 function summaryLines(s, c) {
   const { counts } = s;
   const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
+  const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c);
   if (s.dryRun) {
-    const head2 = counts.invalid ? c.error("\u2716") : c.success("\u2714");
+    const damaged = s.notReadAfter?.file ? [notRead] : [];
+    const head2 = counts.invalid || damaged.length ? c.error("\u2716") : c.success("\u2714");
     const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
-    return [checked, ...keptLines(s, c)];
+    return [checked, ...damaged, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
   const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
@@ -42081,15 +42188,15 @@ function summaryLines(s, c) {
     if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
   }
   const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
-  if (s.notReadAfter !== void 0) {
-    const { line, dropped } = s.notReadAfter;
-    const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
-    lines.push(
-      line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`
-    );
-  }
+  if (notRead) lines.push(notRead);
   if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
+}
+function notReadLine({ line, dropped, file, rest }, c) {
+  const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
+  const damaged = `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
+  if (file) return c.error(damaged) + (rest ? `, then send them with: ${rest}` : "");
+  return line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`;
 }
 function paceWords(pace) {
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
@@ -42556,6 +42663,19 @@ function resumeCommand(input2, options) {
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return args.join(" ");
 }
+function restCommand(input2, options, { file, line }) {
+  const found2 = input2.files.find((f) => f.name === file);
+  if (!found2?.compression) return void 0;
+  const keep = FORMAT_TABLE[found2.format].kind === "csv" ? 2 : 1;
+  const { name, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
+  const rest = shellQuote(`${name}-rest${ext}`);
+  const args = ["trigger", "batch", rest, "--format", found2.format, "--journal", `${rest}.journal`, "--resume"];
+  args.push("--failed", shellQuote(`${name}-rest-failed${ext}`));
+  if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
+  if (options.columns) args.push("--columns", shellQuote(options.columns));
+  if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
+  return `${found2.compression} -dc ${shellQuote(file)}${line >= keep ? ` | sed ${keep},${line}d` : ""} > ${rest} && ${args.join(" ")}`;
+}
 function openWritten(input2, header, options, catalog, folder, warn) {
   const dryRun = options.dryRun === true;
   const written = { failed: void 0, journal: void 0, locks: [] };
@@ -42690,7 +42810,8 @@ var init_recorder = __esm({
         if (this.#o.stop.signal.aborted) return;
         this.#o.stop.abort(reason2);
         const failed = this.#o.failed;
-        const rest = failed?.error ? "nothing more is sent" : `rows not yet sent are kept${failed ? ` in ${failed.path}` : ""}`;
+        const kept = failed ? `rows not yet sent are kept in ${failed.path}` : "the rows read are still checked";
+        const rest = failed?.error ? "nothing more is sent" : kept;
         if (reason2.kind === "stdout" && this.#o.io.stdoutError && this.#o.io.stdoutError.code !== "EPIPE") return;
         this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason2)}; ${rest}`));
       }
@@ -42715,7 +42836,8 @@ var init_recorder = __esm({
         const reason2 = failureReason(outcome, this.#o.io.serverMask);
         const kept = reason2 === void 0 ? void 0 : this.#o.io.redact(reason2);
         const at = row.at ?? row.line;
-        if (this.#sent.delete(at)) this.#o.journal?.settled(at, outcome.kind, kept);
+        const kind = outcome.kind === "unsent" && this.stopReason?.kind === "damaged" ? "failed" : outcome.kind;
+        if (this.#sent.delete(at) || kind !== outcome.kind) this.#o.journal?.settled(at, kind, kept);
         this.#breaker(outcome);
         const drained = this.#o.json && this.#o.io.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
         if (reason2 === void 0) return drained;
@@ -44089,7 +44211,8 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   if (found2 && !found2.ok)
     throw new UsageError(`--trigger: ${found2.message}`, { hint: "see the known triggers with: trigger triggers list" });
   const check2 = catalog && (await Promise.resolve().then(() => (init_resolve(), resolve_exports))).rowChecker(catalog, warn);
-  if (sources[0] === "-" && stdin?.isTTY) {
+  const typed2 = sources[0] === "-" && stdin?.isTTY === true;
+  if (typed2) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
@@ -44109,7 +44232,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
-  await send({ io, env: env2, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, ...written });
+  await send({ io, env: env2, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, typed: typed2, ...written });
 }
 async function send(run2) {
   const { io, options, input: input2, client, pace, failed, journal } = run2;
@@ -44143,6 +44266,7 @@ async function send(run2) {
     stop: stop.signal,
     sink: recorder
   });
+  input2.onDamage = (damage) => recorder.stopWith({ kind: "damaged", ...damage });
   let stoppedBy;
   const removeSignals = onStopSignals((signal, count2) => {
     if (count2 === 1) {
@@ -44168,7 +44292,7 @@ async function send(run2) {
     removeSignals();
     recorder.close();
     await client?.destroy();
-    const complete = result !== void 0 && input2.cut === void 0 && recorder.counts.unsent === 0;
+    const complete = result !== void 0 && input2.cut === void 0 && (recorder.counts.unsent === 0 || !!input2.damaged);
     settleWritten(run2, complete, result === void 0 && recorder.counts.rows === 0);
     if (result === void 0) input2.close();
   }
@@ -44176,7 +44300,7 @@ async function send(run2) {
 }
 function progressFor(run2, now) {
   const { io, options, input: input2, pace } = run2;
-  if (options.quiet || options.verbose) return void 0;
+  if (options.quiet || options.verbose || run2.typed) return void 0;
   const started = performance.now();
   let total;
   const render = () => {
@@ -44199,7 +44323,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
-  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0;
+  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0 && !input2.damaged;
   const stopReason = recorder.stopReason;
   const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
   const summary = {
@@ -44211,13 +44335,14 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: errnoWords(failed.error) } : void 0,
     next: resume ? { command: resumeCommand(input2, { ...options, failed: failed?.path }), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
-    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : void 0,
+    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : input2.damaged && { ...input2.damaged, dropped: 0, rest: options.dryRun ? void 0 : restCommand(input2, options, input2.damaged) },
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most }
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  if (options.json || options.quiet && notAccepted > 0 || signal || io.stdoutError) for (const line of lines) io.stderr(line);
+  if (options.json || options.quiet && (notAccepted > 0 || input2.damaged) || signal || io.stdoutError)
+    for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
@@ -44227,11 +44352,12 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
     }
   }
   if (signal) throw new TriggerError("interrupted", "interrupted", { reported: true, signal });
+  if (input2.damaged) throw new UsageError(`${input2.damaged.file} is damaged`, { reported: true });
   if (notAccepted === 0) return;
   if (env2.GITHUB_ACTIONS === "true") {
     const kept = failed ? ` (kept in ${failed.path})` : "";
-    const annotation = `trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
-    io.stderr(githubAnnotation(annotation));
+    const annotation2 = `trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
+    io.stderr(githubAnnotation(annotation2));
   }
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
@@ -45293,14 +45419,14 @@ async function check(files, options, ctx) {
 function printProblems(problems, warnings, catalog, options, { io, env: env2 }) {
   const gha = env2.GITHUB_ACTIONS === "true";
   const at = (p) => `${printable(p.file)}${p.line !== null ? `:${p.line}` : ""}: ${printable(p.message)}`;
-  const annotation = (level, p) => githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
+  const annotation2 = (level, p) => githubAnnotation(p.message, "trigger", { level, file: p.file, line: p.line });
   for (const w of warnings) {
     io.stderr(io.errColors.warn(at(w)));
-    if (gha) io.stderr(annotation("warning", w));
+    if (gha) io.stderr(annotation2("warning", w));
   }
   if (options.json) io.json(JSON.stringify({ ok: problems.length === 0, catalog, problems, warnings }));
   else for (const p of problems) io.stdout(at(p));
-  if (gha) for (const p of problems) io.stderr(annotation("error", p));
+  if (gha) for (const p of problems) io.stderr(annotation2("error", p));
 }
 async function* rowsOf(source, options, ctx, read = {}) {
   read = { ...read, columns: options.columns === void 0 ? void 0 : parseColumns(options.columns) };
