@@ -13,6 +13,7 @@ import { isPart, type Input } from './input.js';
 import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
 import type { Shard } from './shard.js';
+import { columnsWords } from './rows.js';
 
 /** The options that name files, and what the commands printed for the user must repeat. */
 export interface BatchFiles {
@@ -234,6 +235,7 @@ export function openWritten(
         inputs: input.files.map((f) => fingerprint(f.path)),
         format: input.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
+        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger },
         resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),
       });
     }

@@ -68,6 +68,8 @@ interface Header {
   format: Format;
   /** "i/n" with --shard. */
   shard?: string | undefined;
+  /** How rows were read: --columns (as names, JSON) and --trigger; absent in journals from before it (inputs20). */
+  read?: { columns?: string | undefined; trigger?: string | undefined };
   /** The trigger catalog the rows were checked against (null: none); absent in journals from before catalogs. */
   catalog?: CatalogFingerprint | null;
   started: string;
@@ -166,7 +168,7 @@ function describeLoaded(j: Loaded): string {
 }
 
 /** This run's input, format, shard and catalog, to match an earlier run's or to start a journal with. */
-interface JournalOptions extends Pick<Header, 'format' | 'shard' | 'catalog'> {
+interface JournalOptions extends Pick<Header, 'format' | 'shard' | 'catalog' | 'read'> {
   resume: boolean;
   inputs: InputFingerprint[];
   /** The command that carries the batch on, for the messages. */
@@ -200,6 +202,13 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
     const shard = (s: string | undefined) => (s ? `shard ${s}` : 'the whole input');
     const message = `the journal ${file} is for ${shard(header.shard)}, not ${shard(options.shard)}`;
     throw new UsageError(message, { hint: header.shard ? `pass --shard ${header.shard}` : 'resume without --shard' });
+  }
+  // Read another way, the rest would go to other users or triggers (inputs20: --columns with userId and triggerId swapped).
+  const how = (read: Header['read']) =>
+    `${read?.columns ? `--columns ${read.columns}` : 'no --columns'}, ${read?.trigger ? `--trigger ${read.trigger}` : 'no --trigger'}`;
+  if (header.read && how(header.read) !== how(options.read)) {
+    const message = `the journal ${file} was read with ${how(header.read)}, not ${how(options.read)}; nothing was sent`;
+    throw new UsageError(message, { hint: 'resume with the same --columns and --trigger, or name a new --journal' });
   }
   const before = header.catalog;
   const catalog = options.catalog ?? null;
@@ -268,6 +277,7 @@ export class Journal {
         inputs: options.inputs.length > 1 ? options.inputs : undefined,
         format: options.format,
         shard: options.shard,
+        read: options.read,
         catalog: options.catalog ?? null,
         started: new Date().toISOString(),
       };

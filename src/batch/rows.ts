@@ -70,6 +70,12 @@ export function parseColumns(text: string): ColumnNames {
   return names;
 }
 
+/** --columns as the names it gives, each key once in one order (what a journal compares): triggerId=event,userId=uid,value=value. */
+export const columnsWords = (text: string) =>
+  Object.entries(parseColumns(text))
+    .map(([key, name]) => `${key}=${name}`)
+    .join(',');
+
 export interface ReadOptions {
   /** An input with no header and no rows has no rows (a part file of a folder), not an error. */
   emptyIsNoRows?: boolean | undefined;
