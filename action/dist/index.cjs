@@ -37342,6 +37342,7 @@ function csvRow(fields, line, header, columns, options) {
   const record = { format: "csv", fields };
   if (fields.length !== header.length)
     return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
+  if (fields.every((text, i) => text === header[i])) return invalidRow(line, record, "the header again (give the files, not cat of them)");
   const field2 = (at) => at >= 0 ? fields[at] : void 0;
   return makeRow(
     line,
@@ -37445,7 +37446,7 @@ function readLineIds(stream, options) {
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, READERS;
+var DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -37455,6 +37456,7 @@ var init_rows = __esm({
     init_formats();
     init_lines();
     DEFAULT_COLUMNS = { triggerId: "triggerId", userId: "userId", value: "value" };
+    columnsWords = (text) => Object.entries(parseColumns(text)).map(([key, name]) => `${key}=${name}`).join(",");
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     MAX_CHUNK_ROWS = 1024;
@@ -42389,6 +42391,11 @@ function refuseToCarryOn(file, loaded, options) {
     const message = `the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`;
     throw new UsageError(message, { hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard" });
   }
+  const how = (read) => `${read?.columns ? `--columns ${read.columns}` : "no --columns"}, ${read?.trigger ? `--trigger ${read.trigger}` : "no --trigger"}`;
+  if (header.read && how(header.read) !== how(options.read)) {
+    const message = `the journal ${file} was read with ${how(header.read)}, not ${how(options.read)}; nothing was sent`;
+    throw new UsageError(message, { hint: "resume with the same --columns and --trigger, or name a new --journal" });
+  }
   const before = header.catalog;
   const catalog = options.catalog ?? null;
   if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
@@ -42468,6 +42475,7 @@ var init_journal = __esm({
             inputs: options.inputs.length > 1 ? options.inputs : void 0,
             format: options.format,
             shard: options.shard,
+            read: options.read,
             catalog: options.catalog ?? null,
             started: (/* @__PURE__ */ new Date()).toISOString()
           };
@@ -42707,6 +42715,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
         inputs: input2.files.map((f) => fingerprint(f.path)),
         format: input2.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
+        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger },
         resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
       });
     }
@@ -42763,6 +42772,7 @@ var init_files = __esm({
     init_input();
     init_journal();
     init_lock();
+    init_rows();
   }
 });
 
