@@ -37664,10 +37664,14 @@ var init_failed = __esm({
       }
       /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
       #normalizedLine(row, reason2) {
-        const raw = row.record.format === "csv" || !row.record.object ? row.record.raw : void 0;
+        const { record } = row;
+        const text = record.format === "csv" ? record.raw ?? csvLine(record.fields).trimEnd() : record.raw.trimEnd();
+        const unreadable = record.format === "csv" ? record.raw !== void 0 : !record.object;
+        const columns = [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
+        const raw = unreadable || (!row.triggerId || !row.userId) && text !== csvLine(columns).trimEnd() ? text : void 0;
         const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
         const file = this.#normalized.file ? [row.file ?? ""] : [];
-        return csvLine([row.triggerId ?? "", row.userId ?? "", row.value ?? "", ...file, error2]);
+        return csvLine([...columns, ...file, error2]);
       }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
       #writeHeader() {
