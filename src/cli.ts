@@ -99,6 +99,9 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
   return failure.exitCode;
 }
 
+/** Commands whose whole result is what they print: `trigger completion fish > file && ...` on a full disk is no success (cli20). */
+const PRINT_ONLY = new Set(['completion', 'status', 'config path', 'config get', 'config list', 'triggers list', 'triggers show']);
+
 /**
  * Runs the program on argv and returns the exit code. The context (`io`, `env`, `cwd`, `stdin`)
  * defaults to the process's own; tests pass their own to run a command in-process (test/commands/).
@@ -125,7 +128,10 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
       return runComplete(program, argv.slice(3), io, env, context.cwd);
     }
     await program.parseAsync(argv);
-    return 0;
+    if (!PRINT_ONLY.has(argv[2] ?? '') && !PRINT_ONLY.has(argv.slice(2, 4).join(' '))) return 0;
+    // Said on stderr (Output) once the write fails; where the output is the whole result, it is not done either (as cat).
+    await io.flushed();
+    return io.stdoutError !== undefined && io.stdoutError.code !== 'EPIPE' ? 1 : 0;
   } catch (error) {
     return report(error, io, mode, env);
   }

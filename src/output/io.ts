@@ -50,6 +50,11 @@ export class Output {
     this.stderr(`error: cannot write to standard output (${why}); what was done stands, but its output is lost`);
   }
 
+  /** Once what was written to stdout has gone out, or failed (then stdoutError says why). */
+  flushed(): Promise<void> {
+    return new Promise((resolve) => (this.stdoutError ? resolve() : this.#streams.stdout.write('', () => setImmediate(resolve))));
+  }
+
   async useColors(env: NodeJS.ProcessEnv): Promise<void> {
     [this.outColors, this.errColors] = await Promise.all([
       paletteFor('stdout', env, this.#streams.stdout),
