@@ -45889,6 +45889,10 @@ var Output = class {
     const why = error2.code === "ENOSPC" ? "no space left on the device" : error2.code === "EIO" ? "an I/O error" : error2.message;
     this.stderr(`error: cannot write to standard output (${why}); what was done stands, but its output is lost`);
   }
+  /** Once what was written to stdout has gone out, or failed (then stdoutError says why). */
+  flushed() {
+    return new Promise((resolve2) => this.stdoutError ? resolve2() : this.#streams.stdout.write("", () => setImmediate(resolve2)));
+  }
   async useColors(env2) {
     [this.outColors, this.errColors] = await Promise.all([
       paletteFor("stdout", env2, this.#streams.stdout),
@@ -46025,6 +46029,7 @@ function report(error2, io, mode2, env2 = process.env) {
   }
   return failure.exitCode;
 }
+var PRINT_ONLY = /* @__PURE__ */ new Set(["completion", "status", "config path", "config get", "config list", "triggers list", "triggers show"]);
 async function main(argv = process.argv, context = {}) {
   const io = context.io ?? new Output();
   const env2 = context.env ?? cliEnvironment(process.env);
@@ -46041,7 +46046,9 @@ async function main(argv = process.argv, context = {}) {
       return runComplete2(program2, argv.slice(3), io, env2, context.cwd);
     }
     await program2.parseAsync(argv);
-    return 0;
+    if (!PRINT_ONLY.has(argv[2] ?? "") && !PRINT_ONLY.has(argv.slice(2, 4).join(" "))) return 0;
+    await io.flushed();
+    return io.stdoutError !== void 0 && io.stdoutError.code !== "EPIPE" ? 1 : 0;
   } catch (error2) {
     return report(error2, io, mode2, env2);
   }
