@@ -41995,9 +41995,23 @@ async function* rowsUntilDamage(name, { rows: rows2 }, input2, base) {
   }
   return last;
 }
-async function* rowsOfFiles(input2, options) {
+async function* rowsOfFiles(input2, options, stop, one) {
   let base = 0;
-  for (const file of input2.files) base += yield* rowsUntilDamage(file.name, file.read({ ...options, emptyIsNoRows: true }), input2, base);
+  for (const [i, file] of input2.files.entries()) {
+    const rows2 = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input2, one ? void 0 : base);
+    let next;
+    while (!(next = await rows2.next()).done) {
+      const first = next.value[0];
+      if (stop.more !== void 0 && stop.more <= 0 && first && file.format !== "parquet") {
+        input2.cut = { dropped: 0, file: file.name, line: first.line - 1, later: input2.files.slice(i + 1).map((f) => f.name) };
+        await rows2.return(0);
+        return;
+      }
+      if (stop.more !== void 0) stop.more -= next.value.length;
+      yield next.value;
+    }
+    base += next.value;
+  }
 }
 async function checkHeader(file, { columns, trigger }) {
   const rows2 = file.read({ columns, trigger, emptyIsNoRows: true }).rows[Symbol.asyncIterator]();
@@ -42036,14 +42050,17 @@ async function openInputs(sources, options = {}) {
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
   const parquet = files.some((f) => f.format === "parquet");
   const normalized = !one || parquet || columns ? { file: !one } : void 0;
-  const noop = () => void 0;
+  const stop = {};
   const input2 = {
     files,
     sources,
     format: normalized ? "csv" : one.format,
     normalized,
-    read: (read) => one ? untilDamage(one.name, one.read(read), input2) : { rows: rowsOfFiles(input2, read), header: noop },
-    stopReading: noop,
+    read: (read) => {
+      const source = one?.read(read);
+      return { rows: rowsOfFiles(input2, read, stop, source), header: source?.header ?? (() => void 0) };
+    },
+    stopReading: (more) => void (stop.more ??= more),
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: void 0
@@ -42063,7 +42080,10 @@ async function openStdin(options, columns) {
     sources: ["-"],
     format: columns ? "csv" : sniffed.format,
     normalized: columns ? { file: false } : void 0,
-    read: (read) => untilDamage("standard input", readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }), input2),
+    read: (read) => {
+      const source = readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark });
+      return { ...source, rows: rowsUntilDamage("standard input", source, input2) };
+    },
     stopReading: () => stdin?.stop(),
     close: () => stdin && given.destroy(),
     get cut() {
@@ -42072,7 +42092,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, hex, Damaged, parquetOnStdin, isPart, untilDamage;
+var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, hex, Damaged, parquetOnStdin, isPart;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42093,10 +42113,6 @@ var init_input = __esm({
       hint: "give the file by its name: trigger batch export.parquet"
     });
     isPart = (name) => !name.startsWith(".") && !name.startsWith("_");
-    untilDamage = (name, source, input2) => ({
-      ...source,
-      rows: rowsUntilDamage(name, source, input2)
-    });
   }
 });
 
@@ -42177,10 +42193,10 @@ function plural(n, one) {
 function summaryLines(s, c) {
   const { counts } = s;
   const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
-  const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c);
+  const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
   if (s.dryRun) {
     const damaged = s.notReadAfter?.file ? [notRead] : [];
-    const head2 = counts.invalid || damaged.length ? c.error("\u2716") : c.success("\u2714");
+    const head2 = counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714");
     const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged, ...keptLines(s, c)];
   }
@@ -42198,10 +42214,14 @@ function summaryLines(s, c) {
   if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
 }
-function notReadLine({ line, dropped, file, rest }, c) {
+function notReadLine({ line, dropped, file, damaged, later = [], rest }, c, resume) {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
-  const damaged = `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
-  if (file) return c.error(damaged) + (rest ? `, then send them with: ${rest}` : "");
+  const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
+  const damage = `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
+  if (damaged) return c.error(damage) + send2(", then send them with");
+  const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
+  if (file)
+    return c.warn(`  the rows after line ${line} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");
   return line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`;
 }
 function paceWords(pace) {
@@ -42220,7 +42240,7 @@ function keptLines(s, c) {
     lines.push(c.error(lost));
   } else {
     const them = kept === 1 ? "it" : "them";
-    const next = s.next ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
+    const next = s.next && s.next.command !== s.notReadAfter?.rest ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
     lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
   }
   if (s.journalBehind) {
@@ -42675,18 +42695,23 @@ function resumeCommand(input2, options) {
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return args.join(" ");
 }
-function restCommand(input2, options, { file, line }) {
+function restCommand(input2, options, { file, line, later = [] }) {
   const found2 = input2.files.find((f) => f.name === file);
-  if (!found2?.compression) return void 0;
+  if (!found2) return void 0;
   const keep = FORMAT_TABLE[found2.format].kind === "csv" ? 2 : 1;
   const { name, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
   const rest = shellQuote(`${name}-rest${ext}`);
-  const args = ["trigger", "batch", rest, "--format", found2.format, "--journal", `${rest}.journal`, "--resume"];
-  args.push("--failed", shellQuote(`${name}-rest-failed${ext}`));
+  const sed = line >= keep ? `sed ${keep},${line}d` : void 0;
+  const copy = found2.compression ? `${found2.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ""}` : sed && `${sed} ${shellQuote(file)}`;
+  const own = !later.length && !options.columns && FORMAT_TABLE[found2.format].failedAs === found2.format;
+  const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found2.format : "csv"].extensions[0];
+  const args = ["trigger", "batch", copy ? rest : shellQuote(file), ...later.map((f) => shellQuote(f))];
+  if (!later.length || options.format) args.push("--format", found2.format);
+  args.push("--journal", `${rest}.journal`, "--resume", "--failed", shellQuote(`${name}-rest-failed${failedExt}`));
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
-  return `${found2.compression} -dc ${shellQuote(file)}${line >= keep ? ` | sed ${keep},${line}d` : ""} > ${rest} && ${args.join(" ")}`;
+  return `${copy ? `${copy} > ${rest} && ` : ""}${args.join(" ")}`;
 }
 function openWritten(input2, header, options, catalog, folder, warn) {
   const dryRun = options.dryRun === true;
@@ -44286,7 +44311,7 @@ async function send(run2) {
     if (count2 === 1) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
-      input2.stopReading();
+      input2.stopReading(journal ? 0 : KEPT_AFTER_STOP);
       const kept = failed ? `; unsent rows go to ${failed.path}` : "";
       const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));
@@ -44337,7 +44362,8 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
-  const resume = journal !== void 0 && !journalBehind && counts.unsent > 0 && !input2.damaged;
+  const [cut, rest] = [input2.cut, (at) => options.dryRun ? void 0 : restCommand(input2, options, at)];
+  const resume = journal !== void 0 && !journalBehind && (counts.unsent > 0 || !!cut?.file) && !input2.damaged;
   const stopReason = recorder.stopReason;
   const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
   const summary = {
@@ -44349,7 +44375,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: errnoWords(failed.error) } : void 0,
     next: resume ? { command: resumeCommand(input2, { ...options, failed: failed?.path }), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
-    notReadAfter: input2.cut ? { line: result.lastLine, dropped: input2.cut.dropped } : input2.damaged && { ...input2.damaged, dropped: 0, rest: options.dryRun ? void 0 : restCommand(input2, options, input2.damaged) },
+    notReadAfter: cut?.file ? { ...cut, rest: resume ? resumeCommand(input2, { ...options, failed: failed?.path }) : rest(cut) } : cut ? { line: result.lastLine, dropped: cut.dropped } : input2.damaged && { ...input2.damaged, dropped: 0, damaged: true, rest: rest(input2.damaged) },
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most }
   };
@@ -44375,7 +44401,7 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   }
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
-var import_node_fs12, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, HELP;
+var import_node_fs12, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, KEPT_AFTER_STOP, HELP;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
@@ -44405,6 +44431,7 @@ var init_batch = __esm({
     init_startup();
     DEFAULT_CONCURRENCY = "auto";
     DEFAULT_MAX_CONCURRENCY = 64;
+    KEPT_AFTER_STOP = 1e5;
     HELP = `
 Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
 ({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).

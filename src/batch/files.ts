@@ -166,19 +166,28 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   return args.join(' ');
 }
 
-/** A damaged file's rows after `line`, once it is whole: sent from a file here with its own journal (safe to run again); none for stdin. */
-export function restCommand(input: Input, options: BatchFiles, { file, line }: { file: string; line: number }): string | undefined {
+/** The rows not read (a file's after `line`, then `later` files): from a copy here, with its own journal (safe to run twice). */
+export type RestOf = { file: string; line: number; later?: string[] | undefined };
+export function restCommand(input: Input, options: BatchFiles, { file, line, later = [] }: RestOf): string | undefined {
   const found = input.files.find((f) => f.name === file);
-  if (!found?.compression) return undefined;
+  if (!found) return undefined;
   const keep = FORMAT_TABLE[found.format].kind === 'csv' ? 2 : 1;
   const { name, ext } = path.parse(compressionFromName(path.basename(file)).inner);
   const rest = shellQuote(`${name}-rest${ext}`);
-  const args = ['trigger', 'batch', rest, '--format', found.format, '--journal', `${rest}.journal`, '--resume'];
-  args.push('--failed', shellQuote(`${name}-rest-failed${ext}`));
+  const sed = line >= keep ? `sed ${keep},${line}d` : undefined;
+  const copy = found.compression
+    ? `${found.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ''}`
+    : sed && `${sed} ${shellQuote(file)}`;
+  // Rows of several files, or read with --columns, are kept in CSV (input.ts: normalized); a plain list too.
+  const own = !later.length && !options.columns && FORMAT_TABLE[found.format].failedAs === found.format;
+  const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found.format : 'csv'].extensions[0]!;
+  const args = ['trigger', 'batch', copy ? rest : shellQuote(file), ...later.map((f) => shellQuote(f))];
+  if (!later.length || options.format) args.push('--format', found.format);
+  args.push('--journal', `${rest}.journal`, '--resume', '--failed', shellQuote(`${name}-rest-failed${failedExt}`));
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
-  return `${found.compression} -dc ${shellQuote(file)}${line >= keep ? ` | sed ${keep},${line}d` : ''} > ${rest} && ${args.join(' ')}`;
+  return `${copy ? `${copy} > ${rest} && ` : ''}${args.join(' ')}`;
 }
 
 /** The files a batch writes besides stdout, and the locks that keep other runs off them. */

@@ -50,15 +50,12 @@ export interface Input {
   normalized: { file: boolean } | undefined;
   /** The rows of every file in turn (a row of several files names its file). */
   read(options: ReadOptions): RowSource;
-  /**
-   * Stops reading standard input (the first signal): what was already read is still handed on, up to
-   * its last whole line, and then the input ends. A file is always read to its end.
-   */
-  stopReading(): void;
+  /** The first signal: standard input ends (up to its last whole line read); files after `more` rows, not in a Parquet file. */
+  stopReading(more: number): void;
   /** Lets go of standard input at once, read or not (a run that ends with an error). */
   close(): void;
-  /** Set when reading stopped before the end of the input: the bytes of a partial last line dropped. */
-  cut: { dropped: number } | undefined;
+  /** Set when reading stopped before the end: standard input's partial last line dropped, or a file's rows after `line` (and `later` files) not read. */
+  cut: { dropped: number; file?: undefined } | { dropped: 0; file: string; line: number; later: string[] } | undefined;
   /** Set when a file's compressed data could not be read on after `line`: the rest of that file is in no place. */
   damaged?: { file: string; line: number; why: string };
   /** Told when `damaged` is set, before a later file's row is handed on. */
@@ -366,15 +363,24 @@ async function* rowsUntilDamage(name: string, { rows }: RowSource, input: Input,
   return last;
 }
 
-const untilDamage = (name: string, source: RowSource, input: Input): RowSource => ({
-  ...source,
-  rows: rowsUntilDamage(name, source, input),
-});
-
-/** Every file's rows in turn, each row naming its file and numbered across the files for the journal. */
-async function* rowsOfFiles(input: Input, options: ReadOptions): AsyncGenerator<Row[]> {
+/** Every file's rows in turn (`one`: a file's own; else named, numbered across files), until `stop.more` rows after a signal. */
+async function* rowsOfFiles(input: Input, options: ReadOptions, stop: { more?: number }, one?: RowSource): AsyncGenerator<Row[]> {
   let base = 0;
-  for (const file of input.files) base += yield* rowsUntilDamage(file.name, file.read({ ...options, emptyIsNoRows: true }), input, base);
+  for (const [i, file] of input.files.entries()) {
+    const rows = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input, one ? undefined : base);
+    let next: IteratorResult<Row[], number>;
+    while (!(next = await rows.next()).done) {
+      const first = next.value[0];
+      if (stop.more !== undefined && stop.more <= 0 && first && file.format !== 'parquet') {
+        input.cut = { dropped: 0, file: file.name, line: first.line - 1, later: input.files.slice(i + 1).map((f) => f.name) };
+        await rows.return(0);
+        return;
+      }
+      if (stop.more !== undefined) stop.more -= next.value.length;
+      yield next.value;
+    }
+    base += next.value;
+  }
 }
 
 /** A file's first rows (a CSV's header), read before any file's row is sent: a later part that lacks a column is exit 2 naming it. */
@@ -418,14 +424,17 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
   const parquet = files.some((f) => f.format === 'parquet');
   const normalized = !one || parquet || columns ? { file: !one } : undefined;
-  const noop = () => undefined;
+  const stop: { more?: number } = {};
   const input: Input = {
     files,
     sources,
     format: normalized ? 'csv' : one!.format,
     normalized,
-    read: (read) => (one ? untilDamage(one.name, one.read(read), input) : { rows: rowsOfFiles(input, read), header: noop }),
-    stopReading: noop,
+    read: (read) => {
+      const source = one?.read(read);
+      return { rows: rowsOfFiles(input, read, stop, source), header: source?.header ?? (() => undefined) };
+    },
+    stopReading: (more) => void (stop.more ??= more),
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: undefined,
@@ -448,7 +457,10 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
     sources: ['-'],
     format: columns ? 'csv' : sniffed.format,
     normalized: columns ? { file: false } : undefined,
-    read: (read) => untilDamage('standard input', readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark }), input),
+    read: (read) => {
+      const source = readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark });
+      return { ...source, rows: rowsUntilDamage('standard input', source, input) };
+    },
     stopReading: () => stdin?.stop(),
     close: () => stdin && given.destroy(),
     get cut() {

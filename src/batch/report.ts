@@ -98,6 +98,9 @@ export function progressLine(counts: Counts, total: number | undefined, elapsedM
   return `${c.dim('batch')} ${parts.join(c.dim(' · '))}`;
 }
 
+/** Not read after `line`: standard input (a signal; a partial line dropped), or a file damaged or left by a signal (and `later` files). */
+type NotRead = { line: number; dropped: number; file?: string; damaged?: boolean; later?: string[]; rest?: string | undefined };
+
 export interface SummaryInput {
   counts: Counts;
   elapsedMs: number;
@@ -110,8 +113,7 @@ export interface SummaryInput {
   notKept?: { rows: number; kept: number; why: string } | undefined;
   /** The command that carries the batch on: a replay of the failed file, or a --resume. */
   next?: { command: string; resume: boolean } | undefined;
-  /** Standard input was not read after this line (a signal stopped reading it), and a partial line dropped. */
-  notReadAfter: { line: number; dropped: number; file?: string; rest?: string | undefined } | undefined;
+  notReadAfter: NotRead | undefined;
   /** The journal could not be written: it is behind this run, and must not be carried on. */
   journalBehind?: { path: string; why: string } | undefined;
   /** --concurrency auto: the lowest and highest limit used, the answers that pushed back, the widest gap between starts. */
@@ -128,10 +130,10 @@ const rows = (n: number) => plural(n, 'row');
 export function summaryLines(s: SummaryInput, c: Palette): string[] {
   const { counts } = s;
   const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
-  const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c);
+  const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
   if (s.dryRun) {
-    const damaged = s.notReadAfter?.file ? [notRead!] : []; // a signal's stop is no fault of the input's
-    const head = counts.invalid || damaged.length ? c.error('✖') : c.success('✔');
+    const damaged = s.notReadAfter?.file ? [notRead!] : []; // standard input's stop is the producer's business
+    const head = counts.invalid || s.notReadAfter?.damaged ? c.error('✖') : c.success('✔');
     const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged, ...keptLines(s, c)];
   }
@@ -156,11 +158,15 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   return [...lines, ...keptLines(s, c)];
 }
 
-/** Where reading stopped: standard input at a signal, or a file damaged midway (and what sends its rest). */
-function notReadLine({ line, dropped, file, rest }: NonNullable<SummaryInput['notReadAfter']>, c: Palette): string {
+/** Where reading stopped: standard input or a file at a signal, or a file damaged midway (and what sends its rest). */
+function notReadLine({ line, dropped, file, damaged, later = [], rest }: NotRead, c: Palette, resume?: boolean): string {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, 'byte')} after it was dropped)` : '';
-  const damaged = `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
-  if (file) return c.error(damaged) + (rest ? `, then send them with: ${rest}` : '');
+  const send = (then: string) => (rest ? `${resume ? '; carry the batch on with' : then}: ${rest}` : '');
+  const damage = `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
+  if (damaged) return c.error(damage) + send(', then send them with');
+  const files = later.length ? ` (and ${plural(later.length, 'later file')})` : '';
+  if (file)
+    return c.warn(`  the rows after line ${line} of ${file}${files} were not read (they are in no failed file)`) + send('; send them with');
   return line === 0 && dropped === 0
     ? '  nothing was read from standard input'
     : `  standard input was read up to line ${line}${partial}; what came after it was not read`;
@@ -189,9 +195,10 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
     lines.push(c.error(lost));
   } else {
     const them = kept === 1 ? 'it' : 'them';
-    const next = s.next
-      ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}`
-      : '';
+    const next =
+      s.next && s.next.command !== s.notReadAfter?.rest
+        ? `; ${s.next.resume ? 'carry the batch on with' : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}`
+        : '';
     lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
   }
   if (s.journalBehind) {

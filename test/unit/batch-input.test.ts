@@ -178,7 +178,7 @@ describe('standard input stopped by a signal', () => {
     const pipe = new PassThrough();
     const input = await openInputs(['-'], { format: 'csv', stdin: pipe });
     pipe.write('triggerId,userId\nt,a\nt,b\nt,c-cut-sh'); // the producer is still writing: no end
-    input.stopReading();
+    input.stopReading(0);
     const rows = await readAll(input);
     expect(rows.map((r) => r.userId)).toEqual(['a', 'b']);
     expect(input.cut).toEqual({ dropped: 't,c-cut-sh'.length });
@@ -192,7 +192,7 @@ describe('standard input stopped by a signal', () => {
     const rows = input.read({ trigger: 't' }).rows[Symbol.asyncIterator]();
     expect((await rows.next()).value?.map((r: Row) => r.userId)).toEqual(['a']);
     const next = rows.next(); // waits: nothing more has come
-    input.stopReading();
+    input.stopReading(0);
     expect((await next).done).toBe(true);
     expect(input.cut).toEqual({ dropped: 0 });
   });
@@ -200,7 +200,7 @@ describe('standard input stopped by a signal', () => {
   it('reads to the end when the producer ends first: nothing is cut', async () => {
     const input = await openInputs(['-'], { format: 'csv', stdin: Readable.from([Buffer.from('triggerId,userId\nt,a\nt,b')]) });
     const rows = await readAll(input);
-    input.stopReading(); // after the end: changes nothing
+    input.stopReading(0); // after the end: changes nothing
     expect(rows.map((r) => r.userId)).toEqual(['a', 'b']); // a last line without a newline is whole at the end
     expect(input.cut).toBeUndefined();
   });

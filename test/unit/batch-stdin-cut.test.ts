@@ -12,7 +12,7 @@ it('a CSV pipe stopped before its header ends with no rows and no error, its par
   pipe.write('triggerId,use');
   const rows = input.read({}).rows[Symbol.asyncIterator]();
   const next = rows.next(); // waits: no whole line yet
-  input.stopReading();
+  input.stopReading(0);
   expect(await next).toMatchObject({ done: true }); // no rows (the reader's own return value is its last line read)
   expect(input.cut).toEqual({ dropped: 'triggerId,use'.length });
 });

@@ -1,0 +1,71 @@
+/**
+ * The first signal on a file bigger than a second of reading (inputs20 #6): every unread row used to be copied into the
+ * failed file first (6M rows: 11-29 s, past `timeout -k 5`, whose SIGKILL then left no record of the rows sent). Now the
+ * file's rows are kept for 100,000 more rows at most; the rest stay in the file, and the summary prints the command that
+ * sends them. The built binary against a real node:http server, asserting what the server received.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, run, type Sandbox } from '../helpers/cli.js';
+import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
+import { csvRows, keptRows, userOf } from '../helpers/batch.js';
+
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => ([server, box] = [s, b]));
+
+const at = (name: string) => path.join(box.home, name);
+/** A printed command, run as a user pastes it: in bash, `trigger` being the built binary. */
+const paste = (command: string) =>
+  run(['-c', command.replaceAll('trigger batch', `'${process.execPath}' '${BIN}' batch`)], { env: box.env, command: 'bash', timeoutMs: 120_000 });
+
+describe('the first signal on a big file', () => {
+  it('keeps 100,000 more rows at most; the printed command sends the rest, once, run twice', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const rows = 120_000;
+    const input = at('big.csv');
+    fs.writeFileSync(input, csvRows(rows));
+    const result = await run(['batch', input, '--concurrency', '4', '--failed', at('kept.csv')], {
+      env: box.env,
+      timeoutMs: 120_000,
+      onSpawn: killAfter(server, 1, 'SIGTERM'),
+    });
+    expect(result.code).toBe(143);
+    const line = Number(/the rows after line (\d+) of /.exec(result.stderr)?.[1]);
+    const rest = `sed 2,${line}d ${input} > big-rest.csv && trigger batch big-rest.csv --format csv --journal big-rest.csv.journal --resume --failed big-rest-failed.csv`;
+    expect(result.stderr).toContain(`${input} were not read (they are in no failed file); send them with: ${rest}`);
+    // Every row read (lines 2 to `line`) is sent or kept, once; no more than 100,000 (and a chunk) kept.
+    const sent = server.requests.map((r) => userOf(r.url));
+    const kept = keptRows(fs.readFileSync(at('kept.csv'), 'utf8'));
+    expect(kept.every((k) => k.error.includes('not sent: the batch was interrupted (SIGTERM)'))).toBe(true);
+    expect(kept.length).toBeGreaterThanOrEqual(100_000);
+    expect(kept.length).toBeLessThan(101_000);
+    expect(new Set([...sent, ...kept.map((k) => k.user)]).size).toBe(line - 1);
+    expect(sent.length + kept.length).toBe(line - 1);
+    expect(line - 1).toBeLessThan(rows);
+
+    // The rest, pasted twice (a CI retry): every row after `line` once, and no row sent before.
+    for (const _ of [1, 2]) expect((await paste(rest)).code).toBe(0);
+    const all = server.requests.map((r) => userOf(r.url));
+    expect(all.length).toBe(rows - kept.length);
+    expect(new Set([...all, ...kept.map((k) => k.user)]).size).toBe(rows);
+  }, 240_000);
+
+  it('with a journal, reading stops at once and the --resume it prints carries on with every row, once', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const input = at('j.csv');
+    fs.writeFileSync(input, csvRows(3_000));
+    const args = ['batch', input, '--concurrency', '4', '--journal', at('j.journal'), '--failed', at('j-kept.csv')];
+    const result = await run(args, { env: box.env, timeoutMs: 120_000, onSpawn: killAfter(server, 1, 'SIGTERM') });
+    expect(result.code).toBe(143);
+    const carry = `carry the batch on with: trigger batch ${input} --journal ${at('j.journal')} --resume --failed ${at('j-kept.csv')}`;
+    expect(result.stderr).toMatch(/the rows after line \d+ of .*j\.csv were not read/);
+    expect(result.stderr).toContain(carry);
+    expect(keptRows(fs.readFileSync(at('j-kept.csv'), 'utf8')).length).toBeLessThan(1_000); // a chunk or so, not the file
+    for (const _ of [1, 2]) expect((await paste(carry.slice(carry.indexOf('trigger')))).code).toBe(0);
+    const all = server.requests.map((r) => userOf(r.url));
+    expect(new Set(all).size).toBe(3_000);
+    expect(all).toHaveLength(3_000);
+  }, 240_000);
+});

@@ -1,0 +1,55 @@
+/**
+ * Files after the first signal (input.ts stopReading): `more` rows yet, then reading stops before a row and `cut` names
+ * the file, the last line before the rest, and the later files; a Parquet file is read to its end.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openInputs } from '../../src/batch/input.js';
+import type { Row } from '../../src/batch/rows.js';
+
+const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-stop-'));
+const csv = (name: string, n: number) => {
+  const rows = Array.from({ length: n }, (_, i) => `t,${name}-${i}`);
+  fs.writeFileSync(path.join(folder, name), `triggerId,userId\n${rows.join('\n')}\n`);
+  return name;
+};
+
+/** Reads the first chunk, stops with `more`, and reads on to the end. */
+async function stopAfterFirstChunk(sources: string[], more: number) {
+  const input = await openInputs(sources, { cwd: folder });
+  const rows: Row[] = [];
+  let stopped = false;
+  for await (const chunk of input.read({}).rows) {
+    rows.push(...chunk);
+    if (!stopped) input.stopReading(more);
+    stopped = true;
+  }
+  return { input, rows };
+}
+
+describe('files after the first signal', () => {
+  it('hand on `more` rows, then stop before a row: cut names the line before the rest, and the later files', async () => {
+    const [a, b, c] = [csv('a.csv', 5_000), csv('b.csv', 10), csv('c.csv', 10)];
+    const { input, rows } = await stopAfterFirstChunk([a, b, c], 1_000);
+    const first = rows.length;
+    expect(first).toBeGreaterThan(1_000);
+    expect(first).toBeLessThan(2_000); // a chunk or two past `more`, not the file
+    expect(input.cut).toEqual({ dropped: 0, file: a, line: first + 1, later: [b, c] }); // line 1 is the header
+    expect(rows.at(-1)!.userId).toBe(`${a}-${first - 1}`);
+  });
+
+  it('a stop at a file boundary leaves the next file whole (line 1: its header) and the ones after', async () => {
+    const [a, b, c] = [csv('d.csv', 3), csv('e.csv', 3), csv('f.csv', 3)];
+    const { input, rows } = await stopAfterFirstChunk([a, b, c], 0);
+    expect(rows.map((r) => r.userId)).toEqual([`${a}-0`, `${a}-1`, `${a}-2`]);
+    expect(input.cut).toEqual({ dropped: 0, file: b, line: 1, later: [c] });
+  });
+
+  it('a file read to its end before the stop counts is not cut', async () => {
+    const { input, rows } = await stopAfterFirstChunk([csv('g.csv', 3)], 0);
+    expect(rows).toHaveLength(3);
+    expect(input.cut).toBeUndefined();
+  });
+});
