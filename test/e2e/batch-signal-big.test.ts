@@ -18,7 +18,11 @@ useServer((s, b) => ([server, box] = [s, b]));
 const at = (name: string) => path.join(box.home, name);
 /** A printed command, run as a user pastes it: in bash, `trigger` being the built binary. */
 const paste = (command: string) =>
-  run(['-c', command.replaceAll('trigger batch', `'${process.execPath}' '${BIN}' batch`)], { env: box.env, command: 'bash', timeoutMs: 120_000 });
+  run(['-c', command.replaceAll('trigger batch', `'${process.execPath}' '${BIN}' batch`)], {
+    env: box.env,
+    command: 'bash',
+    timeoutMs: 120_000,
+  });
 
 describe('the first signal on a big file', () => {
   it('keeps 100,000 more rows at most; the printed command sends the rest, once, run twice', async () => {
