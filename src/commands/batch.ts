@@ -315,12 +315,14 @@ function finish(
     }
   }
   if (signal) throw new TriggerError('interrupted', 'interrupted', { reported: true, signal });
-  if (input.damaged) throw new UsageError(`${input.damaged.file} is damaged`, { reported: true });
-  if (notAccepted === 0) return;
+  const { damaged } = input;
+  if (notAccepted === 0 && !damaged) return;
   if (env.GITHUB_ACTIONS === 'true') {
     const kept = failed ? ` (kept in ${failed.path})` : '';
-    const annotation = `trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
-    io.stderr(githubAnnotation(annotation));
+    const notAll = notAccepted > 0 && `${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
+    const broken = damaged && `${damaged.file} is damaged after line ${damaged.line}`; // fixfiles20: exit 2 with no annotation
+    io.stderr(githubAnnotation(`trigger batch ${name}: ${[broken, notAll].filter(Boolean).join('; ')}`));
   }
+  if (damaged) throw new UsageError(`${damaged.file} is damaged`, { reported: true });
   throw new TriggerError('refused', `${notAccepted} rows not accepted`, { reported: true });
 }

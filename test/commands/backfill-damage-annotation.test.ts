@@ -1,0 +1,27 @@
+/**
+ * Damage found midway in GitHub Actions (fixfiles20): the batch exits 2 with its summary, and the job's annotations say
+ * which file is damaged, as they say when rows were not accepted. Before, a damage stop left no ::error:: at all.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { expect, it } from 'vitest';
+import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
+import { json, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let sandbox: CommandSandbox;
+useCommandServer((s, b) => ([server, sandbox] = [s, b]));
+
+it('a .gz cut short in a GitHub Actions job: an ::error:: annotation names the file and the line', async () => {
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  const rows = Array.from({ length: 500 }, (_, i) => `t,u${i}-${'x'.repeat(72)}`).join('\n');
+  const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
+  const cut = path.join(sandbox.home, 'cut.csv.gz');
+  fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+  const args = ['batch', cut, '--concurrency', '2', '--failed', path.join(sandbox.home, 'f.csv')];
+  const result = await runCommand(args, { ...sandbox.env, GITHUB_ACTIONS: 'true' });
+  expect(result.code).toBe(2);
+  const line = Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]);
+  expect(result.stderr).toMatch(new RegExp(`^::error[^:]*::trigger batch .*cut\\.csv\\.gz is damaged after line ${line}$`, 'm'));
+});
