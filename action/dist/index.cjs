@@ -41995,19 +41995,28 @@ async function* rowsUntilDamage(name, { rows: rows2 }, input2, base) {
   }
   return last;
 }
+function spent(stop, chunk) {
+  if (stop.more === void 0 || chunk.length === 0) return false;
+  stop.more -= chunk.length;
+  return stop.more + chunk.length <= 0;
+}
+async function* untilSpent(rows2, stop, mark) {
+  for await (const chunk of rows2) {
+    if (spent(stop, chunk)) return void Object.assign(mark, { stopped: true, dropped: 0 });
+    yield chunk;
+  }
+}
 async function* rowsOfFiles(input2, options, stop, one) {
   let base = 0;
   for (const [i, file] of input2.files.entries()) {
     const rows2 = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input2, one ? void 0 : base);
     let next;
     while (!(next = await rows2.next()).done) {
-      const first = next.value[0];
-      if (stop.more !== void 0 && stop.more <= 0 && first && file.format !== "parquet") {
-        input2.cut = { dropped: 0, file: file.name, line: first.line - 1, later: input2.files.slice(i + 1).map((f) => f.name) };
+      if (file.format !== "parquet" && spent(stop, next.value)) {
+        input2.cut = { dropped: 0, file: file.name, line: next.value[0].line - 1, later: input2.files.slice(i + 1).map((f) => f.name) };
         await rows2.return(0);
         return;
       }
-      if (stop.more !== void 0) stop.more -= next.value.length;
       yield next.value;
     }
     base += next.value;
@@ -42071,7 +42080,7 @@ async function openStdin(options, columns) {
   const given = options.stdin;
   if (given === void 0) throw new Error("a batch from - needs the command context's stdin");
   if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin("--format parquet reads a Parquet file");
-  const mark = { stopped: false };
+  const [mark, stop] = [{ stopped: false }, {}];
   const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given, mark);
   const stream = import_node_stream.Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
@@ -42082,9 +42091,10 @@ async function openStdin(options, columns) {
     normalized: columns ? { file: false } : void 0,
     read: (read) => {
       const source = readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark });
-      return { ...source, rows: rowsUntilDamage("standard input", source, input2) };
+      const rows2 = rowsUntilDamage("standard input", source, input2);
+      return { ...source, rows: stdin ? rows2 : untilSpent(rows2, stop, mark) };
     },
-    stopReading: () => stdin?.stop(),
+    stopReading: (more) => stdin ? stdin.stop() : void (stop.more ??= more),
     close: () => stdin && given.destroy(),
     get cut() {
       return mark.stopped ? { dropped: mark.dropped ?? 0 } : void 0;
@@ -43016,7 +43026,7 @@ var init_runner = __esm({
             if (this.#fatal) return;
             const row = this.#index < this.#chunk.length ? this.#chunk[this.#index++] : await this.#nextRow();
             if (row === void 0) return;
-            this.#lastLine = row.line;
+            this.#lastLine = Math.max(this.#lastLine, row.line);
             let outcome = this.#settledBeforeSending(row);
             if (!outcome && this.#pace) outcome = await this.#paced(row);
             if (!outcome && this.#interval) await this.#onSchedule();
@@ -44392,13 +44402,15 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
     }
   }
   if (signal) throw new TriggerError("interrupted", "interrupted", { reported: true, signal });
-  if (input2.damaged) throw new UsageError(`${input2.damaged.file} is damaged`, { reported: true });
-  if (notAccepted === 0) return;
+  const { damaged } = input2;
+  if (notAccepted === 0 && !damaged) return;
   if (env2.GITHUB_ACTIONS === "true") {
     const kept = failed ? ` (kept in ${failed.path})` : "";
-    const annotation2 = `trigger batch ${name}: ${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
-    io.stderr(githubAnnotation(annotation2));
+    const notAll = notAccepted > 0 && `${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
+    const broken2 = damaged && `${damaged.file} is damaged after line ${damaged.line}`;
+    io.stderr(githubAnnotation(`trigger batch ${name}: ${[broken2, notAll].filter(Boolean).join("; ")}`));
   }
+  if (damaged) throw new UsageError(`${damaged.file} is damaged`, { reported: true });
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
 var import_node_fs12, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, KEPT_AFTER_STOP, HELP;

@@ -363,6 +363,21 @@ async function* rowsUntilDamage(name: string, { rows }: RowSource, input: Input,
   return last;
 }
 
+/** Whether the rows a signal left to read (`more`) were spent before `chunk`; if not, they are counted down by it. */
+function spent(stop: { more?: number }, chunk: Row[]): boolean {
+  if (stop.more === undefined || chunk.length === 0) return false;
+  stop.more -= chunk.length;
+  return stop.more + chunk.length <= 0;
+}
+
+/** A file behind standard input (`< big.csv`), read until a signal's `more` rows are spent: then it ends as a pipe stopped does. */
+async function* untilSpent(rows: AsyncIterable<Row[]>, stop: { more?: number }, mark: Stopped): AsyncGenerator<Row[]> {
+  for await (const chunk of rows) {
+    if (spent(stop, chunk)) return void Object.assign(mark, { stopped: true, dropped: 0 });
+    yield chunk;
+  }
+}
+
 /** Every file's rows in turn (`one`: a file's own; else named, numbered across files), until `stop.more` rows after a signal. */
 async function* rowsOfFiles(input: Input, options: ReadOptions, stop: { more?: number }, one?: RowSource): AsyncGenerator<Row[]> {
   let base = 0;
@@ -370,13 +385,11 @@ async function* rowsOfFiles(input: Input, options: ReadOptions, stop: { more?: n
     const rows = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input, one ? undefined : base);
     let next: IteratorResult<Row[], number>;
     while (!(next = await rows.next()).done) {
-      const first = next.value[0];
-      if (stop.more !== undefined && stop.more <= 0 && first && file.format !== 'parquet') {
-        input.cut = { dropped: 0, file: file.name, line: first.line - 1, later: input.files.slice(i + 1).map((f) => f.name) };
+      if (file.format !== 'parquet' && spent(stop, next.value)) {
+        input.cut = { dropped: 0, file: file.name, line: next.value[0]!.line - 1, later: input.files.slice(i + 1).map((f) => f.name) };
         await rows.return(0);
         return;
       }
-      if (stop.more !== undefined) stop.more -= next.value.length;
       yield next.value;
     }
     base += next.value;
@@ -445,10 +458,10 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
 async function openStdin(options: OpenOptions, columns: boolean): Promise<Input> {
   const given = options.stdin;
   if (given === undefined) throw new Error("a batch from - needs the command context's stdin");
-  // A file behind stdin (`< rows.csv`) ends, so it is read to its end like a named file: its unsent
-  // rows are all kept. A pipe or a terminal may not end: reading stops at the first signal.
+  // A file behind stdin (`< rows.csv`) ends, so its unsent rows are kept as a named file's are; a pipe or a terminal may
+  // not end: reading stops at the first signal.
   if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin('--format parquet reads a Parquet file');
-  const mark: Stopped = { stopped: false };
+  const [mark, stop]: [Stopped, { more?: number }] = [{ stopped: false }, {}];
   const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given, mark);
   const stream = Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
@@ -459,9 +472,10 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
     normalized: columns ? { file: false } : undefined,
     read: (read) => {
       const source = readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark });
-      return { ...source, rows: rowsUntilDamage('standard input', source, input) };
+      const rows = rowsUntilDamage('standard input', source, input);
+      return { ...source, rows: stdin ? rows : untilSpent(rows, stop, mark) };
     },
-    stopReading: () => stdin?.stop(),
+    stopReading: (more) => (stdin ? stdin.stop() : void (stop.more ??= more)),
     close: () => stdin && given.destroy(),
     get cut() {
       return mark.stopped ? { dropped: mark.dropped ?? 0 } : undefined;

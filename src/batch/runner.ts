@@ -185,7 +185,7 @@ export class Runner {
         if (this.#fatal) return;
         const row = this.#index < this.#chunk.length ? this.#chunk[this.#index++]! : await this.#nextRow();
         if (row === undefined) return;
-        this.#lastLine = row.line;
+        this.#lastLine = Math.max(this.#lastLine, row.line); // a lane back from reading may hold an earlier row than the others took
         let outcome = this.#settledBeforeSending(row);
         if (!outcome && this.#pace) outcome = await this.#paced(row);
         if (!outcome && this.#interval) await this.#onSchedule();

@@ -4,6 +4,7 @@
  * file's rows are kept for 100,000 more rows at most; the rest stay in the file, and the summary prints the command that
  * sends them. The built binary against a real node:http server, asserting what the server received.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,4 +73,26 @@ describe('the first signal on a big file', () => {
     expect(new Set(all).size).toBe(3_000);
     expect(all).toHaveLength(3_000);
   }, 240_000);
+
+  it('a file behind standard input (< big.csv) stops as a pipe does after 100,000 more rows, and says where', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const input = at('in.csv');
+    fs.writeFileSync(input, csvRows(120_000));
+    const child = spawn(process.execPath, [BIN, 'batch', '-', '--concurrency', '4', '--failed', at('in-kept.csv')], {
+      env: box.env,
+      cwd: box.home,
+      stdio: [fs.openSync(input, 'r'), 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    killAfter(server, 1, 'SIGTERM')(child);
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(143);
+    const line = Number(/standard input was read up to line (\d+); what came after it was not read/.exec(stderr)?.[1]);
+    const kept = keptRows(fs.readFileSync(at('in-kept.csv'), 'utf8'));
+    expect(kept.length).toBeGreaterThanOrEqual(100_000);
+    expect(kept.length).toBeLessThan(101_000);
+    const sent = server.requests.map((r) => userOf(r.url));
+    expect(new Set([...sent, ...kept.map((k) => k.user)]).size).toBe(line - 1);
+    expect(sent.length + kept.length).toBe(line - 1);
+  }, 120_000);
 });
