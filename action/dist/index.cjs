@@ -42012,7 +42012,7 @@ async function* rowsOfFiles(input2, options, stop, one) {
     const rows2 = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input2, one ? void 0 : base);
     let next;
     while (!(next = await rows2.next()).done) {
-      if (file.format !== "parquet" && spent(stop, next.value)) {
+      if (file.format !== "parquet" && !input2.damaged && spent(stop, next.value)) {
         input2.cut = { dropped: 0, file: file.name, line: next.value[0].line - 1, later: input2.files.slice(i + 1).map((f) => f.name) };
         await rows2.return(0);
         return;

@@ -385,7 +385,8 @@ async function* rowsOfFiles(input: Input, options: ReadOptions, stop: { more?: n
     const rows = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input, one ? undefined : base);
     let next: IteratorResult<Row[], number>;
     while (!(next = await rows.next()).done) {
-      if (file.format !== 'parquet' && spent(stop, next.value)) {
+      // Once a file was damaged the rows after it are all kept: the summary prints one command for the rest, its own.
+      if (file.format !== 'parquet' && !input.damaged && spent(stop, next.value)) {
         input.cut = { dropped: 0, file: file.name, line: next.value[0]!.line - 1, later: input.files.slice(i + 1).map((f) => f.name) };
         await rows.return(0);
         return;

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openInputs } from '../../src/batch/input.js';
 import type { Row } from '../../src/batch/rows.js';
@@ -50,6 +51,19 @@ describe('files after the first signal', () => {
   it('a file read to its end before the stop counts is not cut', async () => {
     const { input, rows } = await stopAfterFirstChunk([csv('g.csv', 3)], 0);
     expect(rows).toHaveLength(3);
+    expect(input.cut).toBeUndefined();
+  });
+
+  it("after damage, a signal leaves the later files to be kept whole: one rest command, the damaged file's", async () => {
+    const whole = zlib.gzipSync(`triggerId,userId\n${Array.from({ length: 2_000 }, (_, i) => `t,x${i}-${'y'.repeat(60)}`).join('\n')}\n`);
+    fs.writeFileSync(path.join(folder, 'h.csv.gz'), whole.subarray(0, whole.length >> 1));
+    const later = csv('i.csv', 3_000);
+    const input = await openInputs(['h.csv.gz', later], { cwd: folder });
+    input.onDamage = () => input.stopReading(0); // the signal comes as the damage is found
+    const rows: Row[] = [];
+    for await (const chunk of input.read({}).rows) rows.push(...chunk);
+    expect(input.damaged?.file).toBe('h.csv.gz');
+    expect(rows.filter((r) => r.file === later)).toHaveLength(3_000);
     expect(input.cut).toBeUndefined();
   });
 });
