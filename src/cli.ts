@@ -127,8 +127,9 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
       const { runComplete } = await import('./commands/completion.js');
       return runComplete(program, argv.slice(3), io, env, context.cwd);
     }
+    io.printOnly = PRINT_ONLY.has(argv[2] ?? '') || PRINT_ONLY.has(argv.slice(2, 4).join(' '));
     await program.parseAsync(argv);
-    if (!PRINT_ONLY.has(argv[2] ?? '') && !PRINT_ONLY.has(argv.slice(2, 4).join(' '))) return 0;
+    if (!io.printOnly) return 0;
     // Said on stderr (Output) once the write fails; where the output is the whole result, it is not done either (as cat).
     await io.flushed();
     return io.stdoutError !== undefined && io.stdoutError.code !== 'EPIPE' ? 1 : 0;

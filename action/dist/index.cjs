@@ -45908,6 +45908,8 @@ var Output = class {
    * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
    */
   stdoutError;
+  printOnly = false;
+  // the output is the whole result (cli.ts PRINT_ONLY): nothing else was done to stand
   constructor(streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
     streams.stdout.on("error", (error2) => this.#stdoutFailed(error2));
@@ -45926,7 +45928,8 @@ var Output = class {
     this.stdoutError = error2;
     if (error2.code === "EPIPE") return;
     const why = error2.code === "ENOSPC" ? "no space left on the device" : error2.code === "EIO" ? "an I/O error" : error2.message;
-    this.stderr(`error: cannot write to standard output (${why}); what was done stands, but its output is lost`);
+    const lost = this.printOnly ? "the output is lost" : "what was done stands, but its output is lost";
+    this.stderr(`error: cannot write to standard output (${why}); ${lost}`);
   }
   /** Once what was written to stdout has gone out, or failed (then stdoutError says why). */
   flushed() {
@@ -46084,8 +46087,9 @@ async function main(argv = process.argv, context = {}) {
       const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
       return runComplete2(program2, argv.slice(3), io, env2, context.cwd);
     }
+    io.printOnly = PRINT_ONLY.has(argv[2] ?? "") || PRINT_ONLY.has(argv.slice(2, 4).join(" "));
     await program2.parseAsync(argv);
-    if (!PRINT_ONLY.has(argv[2] ?? "") && !PRINT_ONLY.has(argv.slice(2, 4).join(" "))) return 0;
+    if (!io.printOnly) return 0;
     await io.flushed();
     return io.stdoutError !== void 0 && io.stdoutError.code !== "EPIPE" ? 1 : 0;
   } catch (error2) {

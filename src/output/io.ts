@@ -23,6 +23,7 @@ export class Output {
    * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
    */
   stdoutError: NodeJS.ErrnoException | undefined;
+  printOnly = false; // the output is the whole result (cli.ts PRINT_ONLY): nothing else was done to stand
 
   constructor(streams: Streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
@@ -47,7 +48,8 @@ export class Output {
     // A reader that went away (`trigger ... | head -1`) is not news to anyone: stop writing, quietly.
     if (error.code === 'EPIPE') return;
     const why = error.code === 'ENOSPC' ? 'no space left on the device' : error.code === 'EIO' ? 'an I/O error' : error.message;
-    this.stderr(`error: cannot write to standard output (${why}); what was done stands, but its output is lost`);
+    const lost = this.printOnly ? 'the output is lost' : 'what was done stands, but its output is lost';
+    this.stderr(`error: cannot write to standard output (${why}); ${lost}`);
   }
 
   /** Once what was written to stdout has gone out, or failed (then stdoutError says why). */
