@@ -37426,7 +37426,23 @@ function readNdjson(stream, options) {
     };
     return makeRow(line, record, fields, options);
   };
-  return { rows: mapLines(stream, options, toRow), header: () => void 0 };
+  const rows2 = mapLines(stream, options, toRow);
+  return { rows: options.columns ? withMembers(rows2, options.columns) : rows2, header: () => void 0 };
+}
+async function* withMembers(rows2, wanted) {
+  const first = await rows2.next();
+  if (first.done) return;
+  const objects = first.value.flatMap((row) => row.record.format === "ndjson" && row.record.object ? [row.record.object] : []);
+  const absent = Object.keys(wanted).find((k) => wanted[k] !== k && !objects.some((o) => wanted[k] in o));
+  const [members, lines] = [
+    excerpt([...new Set(objects.flatMap((o) => Object.keys(o)))].join(", ")),
+    `${first.value[0].line}-${first.value.at(-1).line}`
+  ];
+  const hint = `check --columns ${absent}=${absent && wanted[absent]}`;
+  if (objects.length && absent)
+    throw new UsageError(`no object of lines ${lines} has a "${wanted[absent]}" member (theirs: ${members})`, { hint });
+  yield first.value;
+  yield* rows2;
 }
 function invalidNdjson(line, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;

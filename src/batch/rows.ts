@@ -405,7 +405,25 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
     };
     return makeRow(line, record, fields, options);
   };
-  return { rows: mapLines(stream, options, toRow), header: () => undefined };
+  const rows = mapLines(stream, options, toRow);
+  return { rows: options.columns ? withMembers(rows, options.columns) : rows, header: () => undefined };
+}
+
+/** NDJSON has no header: a member --columns names that no object of the first lines has is mistyped, as in a CSV header. */
+async function* withMembers(rows: AsyncGenerator<Row[]>, wanted: ColumnNames): AsyncGenerator<Row[]> {
+  const first = await rows.next();
+  if (first.done) return;
+  const objects = first.value.flatMap((row) => (row.record.format === 'ndjson' && row.record.object ? [row.record.object] : []));
+  const absent = (Object.keys(wanted) as Array<keyof ColumnNames>).find((k) => wanted[k] !== k && !objects.some((o) => wanted[k]! in o));
+  const [members, lines] = [
+    excerpt([...new Set(objects.flatMap((o) => Object.keys(o)))].join(', ')),
+    `${first.value[0]!.line}-${first.value.at(-1)!.line}`,
+  ];
+  const hint = `check --columns ${absent}=${absent && wanted[absent]}`;
+  if (objects.length && absent)
+    throw new UsageError(`no object of lines ${lines} has a "${wanted[absent]}" member (theirs: ${members})`, { hint });
+  yield first.value;
+  yield* rows;
 }
 
 function invalidNdjson(line: number, raw: string, object: Record<string, unknown> | undefined, reason: string, valueText?: string): Row {
