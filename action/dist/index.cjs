@@ -41942,12 +41942,19 @@ function filesOf(source, cwd) {
   return import_node_fs9.default.readdirSync(at).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => isFile(f));
 }
 function isFile(file) {
+  let stat;
   try {
-    return import_node_fs9.default.statSync(file.path).isFile();
+    stat = import_node_fs9.default.statSync(file.path);
   } catch (error2) {
     const message = `cannot read ${file.name}: ${errnoWords(error2, "reading")}; nothing was sent`;
     throw new UsageError(message, { hint: "mend or remove it, or name the files to read" });
   }
+  const hint = `name the folders inside it: trigger batch ${import_node_path11.default.join(import_node_path11.default.dirname(file.name), "*")}/`;
+  if (stat.isDirectory())
+    throw new UsageError(`${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`, {
+      hint
+    });
+  return stat.isFile();
 }
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
@@ -41959,6 +41966,13 @@ async function openFile(file, options) {
       throw new UsageError(`cannot read ${file.name}: ${errnoWords(error2, "reading")}`);
     });
     const head = Buffer.concat([first.head.subarray(0, 4), Buffer.alloc(4)]).subarray(0, 4);
+    if (compression && first.head.length === 0)
+      throw new UsageError(`${file.name} is empty (0 bytes), not ${compression} data; nothing was sent`);
+    const foreign = FOREIGN.find(([magic]) => magic.test(head.toString("latin1")));
+    if (foreign)
+      throw new UsageError(`${file.name} is ${foreign[1]}, which trigger does not read; nothing was sent`, {
+        hint: foreign[2](shellQuote(file.name))
+      });
     const found2 = compressionOf(head);
     const isParquet = head.toString("latin1") === "PAR1";
     const notWhatItSays = (what, hint) => new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
@@ -42118,7 +42132,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, hex, Damaged, parquetOnStdin, isPart;
+var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, FOREIGN, hex, Damaged, parquetOnStdin, isPart;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42128,17 +42142,25 @@ var init_input = __esm({
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
     init_errno();
     init_errors();
+    init_render();
     init_formats();
     init_rows();
     zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
+    FOREIGN = [
+      [/^BZh[1-9]/, "bzip2-compressed", (name) => `decompress it first: bzip2 -dc ${name} | trigger batch -`],
+      [/^\xfd7zX/, "xz-compressed", (name) => `decompress it first: xz -dc ${name} | trigger batch -`],
+      [/^\x04"M\x18/, "lz4-compressed", (name) => `decompress it first: lz4 -dc ${name} | trigger batch -`],
+      [/^PK\x03\x04/, "a zip archive", (name) => `unpack it first: unzip -p ${name} | trigger batch -`],
+      [/^Obj\x01/, "an Avro file", () => "export it as CSV, NDJSON or Parquet"]
+    ];
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
     Damaged = class extends UsageError {
     };
     parquetOnStdin = (what = "standard input is a Parquet file") => new UsageError(`${what}, which is read from its footer and cannot come through a pipe`, {
       hint: "give the file by its name: trigger batch export.parquet"
     });
-    isPart = (name) => !name.startsWith(".") && !name.startsWith("_");
+    isPart = (name) => !name.startsWith(".") && !name.startsWith("_") && !/(^|_)manifest$/.test(name);
   }
 });
 

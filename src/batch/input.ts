@@ -11,6 +11,7 @@ import { pipeline, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
+import { shellQuote } from '../output/render.js';
 import {
   COMPRESSIONS,
   compressionFromName,
@@ -199,6 +200,14 @@ async function* unzstd(source: Readable, stopped?: Stopped): AsyncGenerator<Buff
   if (next.value && !stopped?.stopped) throw new Error('it ends within a frame, as a file cut short does');
 }
 
+/** Files a warehouse or a shell may hand over that trigger does not read, by their first 4 bytes; each with its way round. */
+const FOREIGN: Array<[RegExp, string, (name: string) => string]> = [
+  [/^BZh[1-9]/, 'bzip2-compressed', (name) => `decompress it first: bzip2 -dc ${name} | trigger batch -`],
+  [/^\xfd7zX/, 'xz-compressed', (name) => `decompress it first: xz -dc ${name} | trigger batch -`],
+  [/^\x04"M\x18/, 'lz4-compressed', (name) => `decompress it first: lz4 -dc ${name} | trigger batch -`],
+  [/^PK\x03\x04/, 'a zip archive', (name) => `unpack it first: unzip -p ${name} | trigger batch -`],
+  [/^Obj\x01/, 'an Avro file', () => 'export it as CSV, NDJSON or Parquet'],
+];
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
 
 /**
@@ -245,7 +254,8 @@ async function* sniffedStdin(source: Readable, mark: Stopped): AsyncGenerator<Bu
 
 // A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is
 // hidden (`.part-0.crc`). Hadoop, Spark and the warehouses skip the same names.
-export const isPart = (name: string) => !name.startsWith('.') && !name.startsWith('_');
+// Redshift's UNLOAD ... MANIFEST writes its list of parts as `<prefix>manifest`, JSON beside them.
+export const isPart = (name: string) => !name.startsWith('.') && !name.startsWith('_') && !/(^|_)manifest$/.test(name);
 
 /** The regular files a source names: itself, or a folder's files in name order (hidden and `_` ones skipped). */
 function filesOf(source: string, cwd: string): Array<{ path: string; name: string }> {
@@ -269,14 +279,24 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
     .filter((f) => isFile(f));
 }
 
-/** Whether a folder's entry is a regular file, through a link; a link to nothing, or a loop of links, is an input error. */
+/**
+ * Whether a folder's entry is a regular file, through a link; a link to nothing, a loop of links, or a folder (Hive's
+ * `date=2026-01-01/`, whose rows would be left out unsaid) is an input error.
+ */
 function isFile(file: { path: string; name: string }): boolean {
+  let stat: fs.Stats;
   try {
-    return fs.statSync(file.path).isFile();
+    stat = fs.statSync(file.path);
   } catch (error) {
     const message = `cannot read ${file.name}: ${errnoWords(error, 'reading')}; nothing was sent`;
     throw new UsageError(message, { hint: 'mend or remove it, or name the files to read' });
   }
+  const hint = `name the folders inside it: trigger batch ${path.join(path.dirname(file.name), '*')}/`;
+  if (stat.isDirectory())
+    throw new UsageError(`${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`, {
+      hint,
+    });
+  return stat.isFile();
 }
 
 /**
@@ -293,6 +313,13 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
       throw new UsageError(`cannot read ${file.name}: ${errnoWords(error, 'reading')}`);
     });
     const head = Buffer.concat([first.head.subarray(0, 4), Buffer.alloc(4)]).subarray(0, 4); // an empty file's are zeros
+    if (compression && first.head.length === 0)
+      throw new UsageError(`${file.name} is empty (0 bytes), not ${compression} data; nothing was sent`);
+    const foreign = FOREIGN.find(([magic]) => magic.test(head.toString('latin1')));
+    if (foreign)
+      throw new UsageError(`${file.name} is ${foreign[1]}, which trigger does not read; nothing was sent`, {
+        hint: foreign[2](shellQuote(file.name)),
+      });
     const found = compressionOf(head);
     const isParquet = head.toString('latin1') === 'PAR1';
     const notWhatItSays = (what: string, hint: string) =>
