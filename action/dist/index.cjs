@@ -41968,7 +41968,7 @@ async function openFile(file, options) {
     const head = Buffer.concat([first.head.subarray(0, 4), Buffer.alloc(4)]).subarray(0, 4);
     if (compression && first.head.length === 0)
       throw new UsageError(`${file.name} is empty (0 bytes), not ${compression} data; nothing was sent`);
-    const foreign = FOREIGN.find(([magic]) => magic.test(head.toString("latin1")));
+    const foreign = FOREIGN.find(([magic]) => head.toString("latin1").startsWith(magic));
     if (foreign)
       throw new UsageError(`${file.name} is ${foreign[1]}, which trigger does not read; nothing was sent`, {
         hint: foreign[2](shellQuote(file.name))
@@ -42148,11 +42148,11 @@ var init_input = __esm({
     zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     FOREIGN = [
-      [/^BZh[1-9]/, "bzip2-compressed", (name) => `decompress it first: bzip2 -dc ${name} | trigger batch -`],
-      [/^\xfd7zX/, "xz-compressed", (name) => `decompress it first: xz -dc ${name} | trigger batch -`],
-      [/^\x04"M\x18/, "lz4-compressed", (name) => `decompress it first: lz4 -dc ${name} | trigger batch -`],
-      [/^PK\x03\x04/, "a zip archive", (name) => `unpack it first: unzip -p ${name} | trigger batch -`],
-      [/^Obj\x01/, "an Avro file", () => "export it as CSV, NDJSON or Parquet"]
+      ["BZh", "bzip2-compressed", (name) => `decompress it first: bzip2 -dc ${name} | trigger batch -`],
+      ["\xFD7zX", "xz-compressed", (name) => `decompress it first: xz -dc ${name} | trigger batch -`],
+      ['"M', "lz4-compressed", (name) => `decompress it first: lz4 -dc ${name} | trigger batch -`],
+      ["PK", "a zip archive", (name) => `unpack it first: unzip -p ${name} | trigger batch -`],
+      ["Obj", "an Avro file", () => "export it as CSV, NDJSON or Parquet"]
     ];
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
     Damaged = class extends UsageError {

@@ -201,12 +201,12 @@ async function* unzstd(source: Readable, stopped?: Stopped): AsyncGenerator<Buff
 }
 
 /** Files a warehouse or a shell may hand over that trigger does not read, by their first 4 bytes; each with its way round. */
-const FOREIGN: Array<[RegExp, string, (name: string) => string]> = [
-  [/^BZh[1-9]/, 'bzip2-compressed', (name) => `decompress it first: bzip2 -dc ${name} | trigger batch -`],
-  [/^\xfd7zX/, 'xz-compressed', (name) => `decompress it first: xz -dc ${name} | trigger batch -`],
-  [/^\x04"M\x18/, 'lz4-compressed', (name) => `decompress it first: lz4 -dc ${name} | trigger batch -`],
-  [/^PK\x03\x04/, 'a zip archive', (name) => `unpack it first: unzip -p ${name} | trigger batch -`],
-  [/^Obj\x01/, 'an Avro file', () => 'export it as CSV, NDJSON or Parquet'],
+const FOREIGN: Array<[string, string, (name: string) => string]> = [
+  ['BZh', 'bzip2-compressed', (name) => `decompress it first: bzip2 -dc ${name} | trigger batch -`],
+  ['\xfd7zX', 'xz-compressed', (name) => `decompress it first: xz -dc ${name} | trigger batch -`],
+  ['\x04"M\x18', 'lz4-compressed', (name) => `decompress it first: lz4 -dc ${name} | trigger batch -`],
+  ['PK\x03\x04', 'a zip archive', (name) => `unpack it first: unzip -p ${name} | trigger batch -`],
+  ['Obj\x01', 'an Avro file', () => 'export it as CSV, NDJSON or Parquet'],
 ];
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
 
@@ -315,7 +315,7 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
     const head = Buffer.concat([first.head.subarray(0, 4), Buffer.alloc(4)]).subarray(0, 4); // an empty file's are zeros
     if (compression && first.head.length === 0)
       throw new UsageError(`${file.name} is empty (0 bytes), not ${compression} data; nothing was sent`);
-    const foreign = FOREIGN.find(([magic]) => magic.test(head.toString('latin1')));
+    const foreign = FOREIGN.find(([magic]) => head.toString('latin1').startsWith(magic));
     if (foreign)
       throw new UsageError(`${file.name} is ${foreign[1]}, which trigger does not read; nothing was sent`, {
         hint: foreign[2](shellQuote(file.name)),
