@@ -46275,7 +46275,7 @@ var Results = class extends import_node_stream3.Writable {
     this.failure?.(result.line, error2);
   }
 };
-var COMMAND = /(?<=: )trigger (?:batch|fire) /;
+var COMMAND = /(?<=: )(?:trigger (?:batch|fire)|sed \d+,\d+d|(?:gzip|zstd) -dc) /;
 function inActionWords(text, env2) {
   return text.split("\n").map((line) => {
     const at = line.search(COMMAND);
