@@ -174,8 +174,8 @@ function formatMs(ms) {
 }
 function successLine(result, c, mask) {
   const parts = [
-    c.bold(printable(result.triggerId)),
-    printable(result.userId),
+    c.bold(shownId(result.triggerId)),
+    shownId(result.userId),
     result.value === void 0 ? "no value" : `value ${result.value}`,
     c.success(`${result.status} ${result.statusText}`.trim()),
     formatMs(result.durationMs)
@@ -299,7 +299,7 @@ function curlCommand(url, body, headers) {
     `  --data-raw ${shellQuote(body, { always: true })}`
   ].join(" \\\n");
 }
-var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES, RAW, serverText;
+var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES, shownId, RAW, serverText;
 var init_render = __esm({
   "src/output/render.ts"() {
     "use strict";
@@ -307,6 +307,7 @@ var init_render = __esm({
     UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
     HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
     SHORT_ESCAPES = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
+    shownId = (id) => /[\\"]/.test(id) || HAS_UNSEEN.test(id) ? printable(JSON.stringify(id)) : id;
     RAW = /* @__PURE__ */ Symbol("raw JSON");
     serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
   }
@@ -37046,10 +37047,10 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
       if (found2.trigger.id !== triggerId) event = eventOf(found2.trigger.id, userId, event.value);
     }
     if (options.dryRun) return printDryRun(settings, event, options, io, env2);
-    const firing = `firing ${printable(triggerId)} for ${printable(userId)}`;
+    const firing = `firing ${shownId(triggerId)} for ${shownId(userId)}`;
     const shown2 = spinnerWanted(env2, io.terminal) && !options.quiet && !options.verbose;
     const spinner = startSpinner(firing, shown2, io.errColors.enabled, io.terminal.stream);
-    const onRetry = (delayMs, reason2) => spinner.update(`${printable(reason2)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
+    const onRetry = (delayMs, reason2) => spinner.update(`${printable(reason2)}: waiting ${formatMs(delayMs)} to retry ${shownId(triggerId)} for ${shownId(userId)}`);
     const controller = new AbortController();
     const removeSignals = onStopSignals((signal) => controller.abort(signal));
     let client;
@@ -45334,13 +45335,13 @@ function list2(options, ctx) {
   let width = 2;
   let nameWidth = 0;
   for (const v of views2) {
-    width = Math.min(32, Math.max(width, printable(v.id).length));
+    width = Math.min(32, Math.max(width, shownId(v.id).length));
     nameWidth = Math.min(40, Math.max(nameWidth, printable(v.name ?? "").length));
   }
   const c = io.outColors;
   for (const v of views2) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : "";
-    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
+    io.stdout(`${c.bold(shownId(v.id).padEnd(width))}  ${printable(v.name ?? "").padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
   }
 }
 function lookUp(catalog, profile, given) {
@@ -45359,10 +45360,10 @@ function show(id, options, ctx) {
   }
   const c = io.outColors;
   const row = (label, text) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
-  row("id", `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ""}`);
+  row("id", `${shownId(v.id)}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${shownId(key)})` : ""}`);
   if (v.name !== null) row("name", v.name);
   row("value", ruleText(v).replace(/^value /, ""));
-  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, pid);
+  for (const [p, pid] of Object.entries(v.ids)) row(`id in ${p}`, shownId(pid));
   if (v.deprecated !== null) row("deprecated", v.deprecated);
   if (v.description !== null) row("description", v.description);
   row("catalog", catalog.path);

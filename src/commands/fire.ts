@@ -4,7 +4,7 @@ import { eventUrl, type TriggerClient } from '../client/client.js';
 import { eventOf, parseTraceparent, prepareEvent, requestHeaders, type PreparedEvent } from '../client/request.js';
 import { isTriggerError, UsageError, type StopSignal } from '../errors.js';
 import type { Output } from '../output/io.js';
-import { curlCommand, formatMs, printable, resultJson, shellQuote, successLine } from '../output/render.js';
+import { curlCommand, formatMs, printable, resultJson, shellQuote, shownId, successLine } from '../output/render.js';
 import { spinnerWanted, startSpinner } from '../output/spinner.js';
 import type { Settings } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
@@ -66,11 +66,11 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       if (found.trigger.id !== triggerId) event = eventOf(found.trigger.id, userId, event.value);
     }
     if (options.dryRun) return printDryRun(settings, event, options, io, env);
-    const firing = `firing ${printable(triggerId)} for ${printable(userId)}`;
+    const firing = `firing ${shownId(triggerId)} for ${shownId(userId)}`;
     const shown = spinnerWanted(env, io.terminal) && !options.quiet && !options.verbose;
     const spinner = startSpinner(firing, shown, io.errColors.enabled, io.terminal.stream);
     const onRetry = (delayMs: number, reason: string) =>
-      spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${printable(triggerId)} for ${printable(userId)}`);
+      spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${shownId(triggerId)} for ${shownId(userId)}`);
     const controller = new AbortController();
     // Its reason is the first stop signal, for the exit code.
     const removeSignals = onStopSignals((signal) => controller.abort(signal));

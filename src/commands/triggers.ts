@@ -29,7 +29,7 @@ import { isFile, newCatalog, saveCatalog, schemaFor, type SchemaPlan } from '../
 import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import type { Output } from '../output/io.js';
-import { errorLine, githubAnnotation, printable, shellQuote } from '../output/render.js';
+import { errorLine, githubAnnotation, printable, shellQuote, shownId } from '../output/render.js';
 import { activeProfile } from '../settings/resolve.js';
 import type { CatalogOptions, Context } from './shared.js';
 
@@ -75,13 +75,13 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): v
   let width = 2;
   let nameWidth = 0;
   for (const v of views) {
-    width = Math.min(32, Math.max(width, printable(v.id).length));
+    width = Math.min(32, Math.max(width, shownId(v.id).length));
     nameWidth = Math.min(40, Math.max(nameWidth, printable(v.name ?? '').length));
   }
   const c = io.outColors;
   for (const v of views) {
     const deprecated = v.deprecated !== null ? ` ${c.warn(`deprecated: ${printable(v.deprecated)}`)}` : '';
-    io.stdout(`${c.bold(printable(v.id).padEnd(width))}  ${printable(v.name ?? '').padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
+    io.stdout(`${c.bold(shownId(v.id).padEnd(width))}  ${printable(v.name ?? '').padEnd(nameWidth)}  ${c.dim(ruleText(v))}${deprecated}`);
   }
 }
 
@@ -102,10 +102,10 @@ export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx:
   }
   const c = io.outColors;
   const row = (label: string, text: string) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
-  row('id', `${v.id}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${key})` : ''}`);
+  row('id', `${shownId(v.id)}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${shownId(key)})` : ''}`);
   if (v.name !== null) row('name', v.name);
   row('value', ruleText(v).replace(/^value /, ''));
-  for (const [p, pid] of Object.entries<string>(v.ids)) row(`id in ${p}`, pid);
+  for (const [p, pid] of Object.entries<string>(v.ids)) row(`id in ${p}`, shownId(pid));
   if (v.deprecated !== null) row('deprecated', v.deprecated);
   if (v.description !== null) row('description', v.description);
   row('catalog', catalog.path); // row() makes it printable

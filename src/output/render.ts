@@ -40,6 +40,9 @@ export function printable(text: string): string {
   return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text;
 }
 
+/** An id as a human line shows it: as it is, or JSON-quoted when it holds an escape, a backslash or a quote ("a\nb" and "a\\nb" apart). */
+export const shownId = (id: string): string => (/[\\"]/.test(id) || HAS_UNSEEN.test(id) ? printable(JSON.stringify(id)) : id);
+
 /** A duration as a person reads it: 84 ms, 2.35 s, 4m37s, 1h02m. */
 export function formatMs(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -52,8 +55,8 @@ export function formatMs(ms: number): string {
 /** One human line for an accepted event: trigger, user, value, status, time. */
 export function successLine(result: FireResult, c: Palette, mask: ServerMask): string {
   const parts = [
-    c.bold(printable(result.triggerId)),
-    printable(result.userId),
+    c.bold(shownId(result.triggerId)),
+    shownId(result.userId),
     result.value === undefined ? 'no value' : `value ${result.value}`,
     c.success(`${result.status} ${result.statusText}`.trim()),
     formatMs(result.durationMs),
