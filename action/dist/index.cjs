@@ -41744,6 +41744,11 @@ async function openParquet(file, name, options) {
   const triggerText = trigger && idReader(trigger, "triggerId", name);
   const plain2 = (e) => annotation(e) === "DECIMAL" ? { ...e, converted_type: void 0, logical_type: void 0 } : e;
   metadata = { ...metadata, schema: metadata.schema.map((e) => [trigger, user, value].includes(e) ? plain2(e) : e) };
+  const kind = value && [value.type, annotation(value)].filter(Boolean).join(" ");
+  if (value && (value.num_children || !VALUE_TYPES.test(kind))) {
+    const hint = "a value is a number (or its text): name another column with --columns value=<name>, or leave value out";
+    throw new UsageError(`${name}: the value column ${value.name} is ${typeOf(value)}, not a number; nothing was sent`, { hint });
+  }
   const valueText = value ? valueReader(value) : () => void 0;
   async function* rows2(options2) {
     youngGenerationForParquet();
@@ -41783,7 +41788,7 @@ async function openParquet(file, name, options) {
   }
   return (options2) => ({ rows: rows2(options2), header: () => void 0 });
 }
-var import_node_zlib, zstd, compressors, strict2, decoding, annotation, scaleOf, typeOf, ID_TYPES, SLICE_ROWS;
+var import_node_zlib, zstd, compressors, strict2, decoding, annotation, scaleOf, typeOf, VALUE_TYPES, ID_TYPES, SLICE_ROWS;
 var init_parquet = __esm({
   "src/batch/parquet.ts"() {
     "use strict";
@@ -41802,6 +41807,7 @@ var init_parquet = __esm({
     annotation = (e) => e.logical_type?.type ?? e.converted_type;
     scaleOf = (e) => e.scale ?? e.logical_type?.scale ?? 0;
     typeOf = (e, kind = annotation(e)) => kind === "DECIMAL" ? `DECIMAL(${e.precision},${scaleOf(e)})` : kind ?? (e.num_children ? "STRUCT" : e.type);
+    VALUE_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+)| DECIMAL)?|FLOAT|DOUBLE|(FIXED_LEN_)?BYTE_ARRAY( UTF8| STRING| DECIMAL)?)$/;
     ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENUM)?|FIXED_LEN_BYTE_ARRAY UUID)$/;
     SLICE_ROWS = 65536;
   }

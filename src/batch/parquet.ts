@@ -59,6 +59,8 @@ const scaleOf = (e: SchemaElement) => e.scale ?? (e.logical_type as { scale?: nu
 const typeOf = (e: SchemaElement, kind = annotation(e)) =>
   kind === 'DECIMAL' ? `DECIMAL(${e.precision},${scaleOf(e)})` : (kind ?? (e.num_children ? 'STRUCT' : e.type));
 /** What an id column may be (its type and annotation): text (UTF-8, untyped bytes, an enum, a UUID) or a whole number. */
+/** What a value column may be: a number of any kind, or text (each row's text is checked as a CSV's is). */
+const VALUE_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+)| DECIMAL)?|FLOAT|DOUBLE|(FIXED_LEN_)?BYTE_ARRAY( UTF8| STRING| DECIMAL)?)$/;
 const ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENUM)?|FIXED_LEN_BYTE_ARRAY UUID)$/;
 
 /**
@@ -137,6 +139,11 @@ export async function openParquet(file: string, name: string, options: ReadOptio
   // A decimal is read as its unscaled integer: hyparquet would divide it into a double and lose digits.
   const plain = (e: SchemaElement) => (annotation(e) === 'DECIMAL' ? { ...e, converted_type: undefined, logical_type: undefined } : e);
   metadata = { ...metadata, schema: metadata.schema.map((e) => ([trigger, user, value].includes(e) ? plain(e) : e)) };
+  const kind = value && [value.type, annotation(value)].filter(Boolean).join(' ');
+  if (value && (value.num_children || !VALUE_TYPES.test(kind!))) {
+    const hint = 'a value is a number (or its text): name another column with --columns value=<name>, or leave value out';
+    throw new UsageError(`${name}: the value column ${value.name} is ${typeOf(value)}, not a number; nothing was sent`, { hint });
+  }
   const valueText = value ? valueReader(value) : () => undefined;
 
   async function* rows(options: ReadOptions): AsyncGenerator<Row[]> {

@@ -154,3 +154,30 @@ describe('Parquet: what an id column may hold', () => {
     expect(result.stderr).toContain("kinds.parquet: row 2's userId (BAD, BYTE_ARRAY) is not UTF-8 text");
   });
 });
+
+describe('Parquet: what a value column may hold', () => {
+  it.each([
+    ['TS', 'TIMESTAMP_MILLIS'],
+    ['FLAG', 'BOOLEAN'],
+    ['J', 'JSON'],
+    ['L', 'LIST'],
+  ])('a value column %s (%s) is refused before anything is sent: every row was invalid, exit 1 (inputs20)', async (column, type) => {
+    const file = path.join(sandbox.home, 'kinds.parquet');
+    await writeKinds(file);
+    const result = await runCommand(['batch', file, '--columns', `userId=RAW,triggerId=EVENT,value=${column}`], sandbox.env);
+    expect(server.requests).toHaveLength(0);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`kinds.parquet: the value column ${column} is ${type}, not a number; nothing was sent`);
+  });
+
+  it.each([['DEC2'], ['DBL']])('a value column %s is read (the row with a null id is invalid, as before)', async (column) => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const file = path.join(sandbox.home, 'kinds.parquet');
+    await writeKinds(file);
+    const result = await runCommand(['batch', file, '--columns', `userId=RAW,triggerId=EVENT,value=${column}`], sandbox.env);
+    expect(result.code).toBe(1);
+    expect(server.requests.map((r) => r.body)).toEqual(
+      column === 'DEC2' ? ['{"value":1.50}', '{"value":2.00}'] : ['{"value":1}', '{"value":2}'],
+    );
+  });
+});
