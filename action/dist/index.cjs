@@ -37121,6 +37121,7 @@ function compressionFromName(file) {
   return { compression, inner: compression ? file.slice(0, -ext.length) : file };
 }
 function compressionOf(bytes) {
+  if ((bytes[0] & 240) === 80 && bytes[1] === 42 && bytes[2] === 77 && bytes[3] === 24) return "zstd";
   return Object.keys(COMPRESSIONS).find((c) => COMPRESSIONS[c].magic.every((b, i) => bytes[i] === b));
 }
 function formatFromName(file) {

@@ -51,6 +51,8 @@ export function compressionFromName(file: string): { compression: Compression | 
 }
 
 export function compressionOf(bytes: Uint8Array): Compression | undefined {
+  // pzstd starts with a skippable frame (magic 0x184D2A5?), which every zstd reader passes over.
+  if ((bytes[0]! & 0xf0) === 0x50 && bytes[1] === 0x2a && bytes[2] === 0x4d && bytes[3] === 0x18) return 'zstd';
   return (Object.keys(COMPRESSIONS) as Compression[]).find((c) => COMPRESSIONS[c].magic.every((b, i) => bytes[i] === b));
 }
 
