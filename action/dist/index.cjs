@@ -42755,7 +42755,8 @@ function restCommand(input2, options, { file, line, later = [] }) {
   const found2 = input2.files.find((f) => f.name === file);
   if (!found2) return void 0;
   const keep = FORMAT_TABLE[found2.format].kind === "csv" ? 2 : 1;
-  const { name, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
+  const { name: base, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
+  const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base;
   const rest = shellQuote(`${name}-rest${ext}`);
   const sed = line >= keep ? `sed ${keep},${line}d` : void 0;
   const copy = found2.compression ? `${found2.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ""}` : sed && `${sed} ${shellQuote(file)}`;

@@ -172,7 +172,8 @@ export function restCommand(input: Input, options: BatchFiles, { file, line, lat
   const found = input.files.find((f) => f.name === file);
   if (!found) return undefined;
   const keep = FORMAT_TABLE[found.format].kind === 'csv' ? 2 : 1;
-  const { name, ext } = path.parse(compressionFromName(path.basename(file)).inner);
+  const { name: base, ext } = path.parse(compressionFromName(path.basename(file)).inner);
+  const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base; // shards in one folder apart
   const rest = shellQuote(`${name}-rest${ext}`);
   const sed = line >= keep ? `sed ${keep},${line}d` : undefined;
   const copy = found.compression

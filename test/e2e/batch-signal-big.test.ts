@@ -95,4 +95,30 @@ describe('the first signal on a big file', () => {
     expect(new Set([...sent, ...kept.map((k) => k.user)]).size).toBe(line - 1);
     expect(sent.length + kept.length).toBe(line - 1);
   }, 120_000);
+
+  it('two shards stopped in one folder print rest commands that do not overwrite each other', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const input = at('s.csv');
+    fs.writeFileSync(input, csvRows(240_000));
+    const rests: string[] = [];
+    for (const shard of ['1/2', '2/2']) {
+      const args = ['batch', input, '--shard', shard, '--concurrency', '4', '--failed', at(`s-${shard[0]}.csv`)];
+      const result = await run(args, {
+        env: box.env,
+        timeoutMs: 120_000,
+        onSpawn: killAfter(server, server.requests.length + 1, 'SIGTERM'),
+      });
+      expect(result.code).toBe(143);
+      rests.push(/send them with: (.*)$/m.exec(result.stderr)![1]!);
+    }
+    expect(rests[0]).toContain(`> s-1of2-rest.csv && trigger batch s-1of2-rest.csv --format csv --journal s-1of2-rest.csv.journal`);
+    expect(rests[1]).toContain(`> s-2of2-rest.csv && trigger batch s-2of2-rest.csv --format csv --journal s-2of2-rest.csv.journal`);
+    const before = server.requests.length;
+    for (const rest of rests) expect((await paste(rest)).code).toBe(0);
+    const kept = [1, 2].flatMap((i) => keptRows(fs.readFileSync(at(`s-${i}.csv`), 'utf8')).map((k) => k.user));
+    const all = [...server.requests.map((r) => userOf(r.url)), ...kept];
+    expect(new Set(all).size).toBe(240_000); // every row once: sent, kept by its shard, or sent by its shard's rest
+    expect(all).toHaveLength(240_000);
+    expect(server.requests.length).toBeGreaterThan(before);
+  }, 240_000);
 });
