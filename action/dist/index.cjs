@@ -37576,8 +37576,9 @@ function csvLine(fields, separator = ",") {
 `;
 }
 function failedLine(row, error2, header, separator = ",") {
-  const reason2 = `line ${row.line}: ${error2}`;
   const record = row.record;
+  const named = header && record.format === "csv" && record.fields?.[columnAt(header, "file")] ? record.fields[columnAt(header, "error")] : "";
+  const reason2 = `line ${/^line (\d+):/.exec(named ?? "")?.[1] ?? row.line}: ${error2}`;
   switch (record.format) {
     case "csv": {
       if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}

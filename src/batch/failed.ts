@@ -25,8 +25,11 @@ function csvLine(fields: readonly string[], separator = ','): string {
 
 /** The failed-file line for a row; `header` is the input's header (delimited formats only). */
 export function failedLine(row: Row, error: string, header: readonly string[] | undefined, separator = ','): string {
-  const reason = `line ${row.line}: ${error}`;
   const record = row.record;
+  // A row replayed from a failed file of several files keeps its line there: the `file` column beside it names that file.
+  const named =
+    header && record.format === 'csv' && record.fields?.[columnAt(header, 'file')] ? record.fields[columnAt(header, 'error')] : '';
+  const reason = `line ${/^line (\d+):/.exec(named ?? '')?.[1] ?? row.line}: ${error}`;
   switch (record.format) {
     case 'csv': {
       if (record.raw !== undefined) return `${record.raw}${separator}${csvField(reason, separator)}\n`; // as read, to be fixed by hand
