@@ -23,7 +23,7 @@ describe('invisible and direction-changing characters', () => {
     expect(result.code).toBe(0);
     expect(server.requests[0]?.url).toBe(`/v1/triggers/purchase%EF%BB%BF/users/${encodeURIComponent(user)}/events`);
     expect(decodeURIComponent(server.requests[0]!.url.split('/')[5]!)).toBe(user);
-    expect(result.stdout).toContain('purchase\\ufeff · alice\\u202egnp.exe\\u200b\\u2028x');
+    expect(result.stdout).toContain('"purchase\\ufeff" · "alice\\u202egnp.exe\\u200b\\u2028x"'); // quoted: an escape, not typed text
     expect(result.stdout).toMatch(/request id req\S?\\u00adevil/); // a soft hyphen: headers carry Latin-1 only
     expect(result.stdout).not.toMatch(UNSEEN);
     expect(result.stderr).not.toMatch(UNSEEN);
