@@ -42330,10 +42330,14 @@ function stepSummary(name, s) {
   const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
 Rows not accepted are in \`${s.failedFile}\`.
 ` : "";
+  const { file, line, rest } = s.notReadAfter ?? {};
+  const unread = file ? `
+The rows after line ${line} of \`${file}\` were not read${rest ? `; send them with: \`${rest}\`` : ""}.
+` : "";
   return `### ${title.replaceAll("|", "\\|")}
 
 ${table}
-${kept}
+${kept}${unread}
 `;
 }
 var number, formatCount, REASONS2, failureReason, rows;

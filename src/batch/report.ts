@@ -233,5 +233,7 @@ export function stepSummary(name: string, s: SummaryInput): string {
   }
   const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${typeof v === 'number' ? formatCount(v) : v} |`)].join('\n');
   const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `\nRows not accepted are in \`${s.failedFile}\`.\n` : '';
-  return `### ${title.replaceAll('|', '\\|')}\n\n${table}\n${kept}\n`;
+  const { file, line, rest } = s.notReadAfter ?? {}; // a file damaged, or left by a signal: its rest is in no failed file
+  const unread = file ? `\nThe rows after line ${line} of \`${file}\` were not read${rest ? `; send them with: \`${rest}\`` : ''}.\n` : '';
+  return `### ${title.replaceAll('|', '\\|')}\n\n${table}\n${kept}${unread}\n`;
 }

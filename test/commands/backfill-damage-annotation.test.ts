@@ -1,6 +1,7 @@
 /**
  * Damage found midway in GitHub Actions (fixfiles20): the batch exits 2 with its summary, and the job's annotations say
- * which file is damaged, as they say when rows were not accepted. Before, a damage stop left no ::error:: at all.
+ * which file is damaged, as they say when rows were not accepted. Before, a damage stop left no ::error:: at all, and the
+ * step summary said nothing of the rows not read.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,4 +25,20 @@ it('a .gz cut short in a GitHub Actions job: an ::error:: annotation names the f
   expect(result.code).toBe(2);
   const line = Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]);
   expect(result.stderr).toMatch(new RegExp(`^::error[^:]*::trigger batch .*cut\\.csv\\.gz is damaged after line ${line}$`, 'm'));
+});
+
+it("the job's step summary says which rows were not read and the command that sends them", async () => {
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  const rows = Array.from({ length: 500 }, (_, i) => `t,u${i}-${'x'.repeat(72)}`).join('\n');
+  const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
+  const cut = path.join(sandbox.home, 'cut2.csv.gz');
+  fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+  const summary = path.join(sandbox.home, 'step-summary.md');
+  const env = { ...sandbox.env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary };
+  const result = await runCommand(['batch', cut, '--concurrency', '2', '--failed', path.join(sandbox.home, 'f2.csv')], env);
+  expect(result.code).toBe(2);
+  const line = Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]);
+  expect(fs.readFileSync(summary, 'utf8')).toContain(
+    `The rows after line ${line} of \`${cut}\` were not read; send them with: \`gzip -dc ${cut} | sed 2,${line}d > cut2-rest.csv && trigger batch cut2-rest.csv`,
+  );
 });
