@@ -42051,7 +42051,7 @@ async function* rowsOfFiles(input2, options, stop, one) {
     const rows2 = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input2, one ? void 0 : base);
     let next;
     while (!(next = await rows2.next()).done) {
-      if (file.format !== "parquet" && !input2.damaged && spent(stop, next.value)) {
+      if ((file.format !== "parquet" || stop.resumable) && !input2.damaged && spent(stop, next.value)) {
         input2.cut = { dropped: 0, file: file.name, line: next.value[0].line - 1, later: input2.files.slice(i + 1).map((f) => f.name) };
         await rows2.return(0);
         return;
@@ -42108,7 +42108,7 @@ async function openInputs(sources, options = {}) {
       const source = one?.read(read);
       return { rows: rowsOfFiles(input2, read, stop, source), header: source?.header ?? (() => void 0) };
     },
-    stopReading: (more) => void (stop.more ??= more),
+    stopReading: (more, resumable) => void (stop.more ??= more, stop.resumable ||= resumable),
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: void 0
@@ -44373,7 +44373,7 @@ async function send(run2) {
     if (count2 === 1) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
-      input2.stopReading(journal ? 0 : KEPT_AFTER_STOP);
+      input2.stopReading(journal ? 0 : KEPT_AFTER_STOP, !!journal);
       const kept = failed ? `; unsent rows go to ${failed.path}` : "";
       const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));

@@ -51,8 +51,8 @@ export interface Input {
   normalized: { file: boolean } | undefined;
   /** The rows of every file in turn (a row of several files names its file). */
   read(options: ReadOptions): RowSource;
-  /** The first signal: standard input ends (up to its last whole line read); files after `more` rows, not in a Parquet file. */
-  stopReading(more: number): void;
+  /** The first signal: standard input ends (up to its last whole line read); files after `more` rows, not in a Parquet file unless a journal carries the rest (`resumable`). */
+  stopReading(more: number, resumable?: boolean): void;
   /** Lets go of standard input at once, read or not (a run that ends with an error). */
   close(): void;
   /** Set when reading stopped before the end: standard input's partial last line dropped, or a file's rows after `line` (and `later` files) not read. */
@@ -390,15 +390,18 @@ async function* rowsUntilDamage(name: string, { rows }: RowSource, input: Input,
   return last;
 }
 
+/** After a signal: rows left to read, and whether a Parquet file may be cut too (a journal carries its rest). */
+type Stop = { more?: number; resumable?: boolean | undefined };
+
 /** Whether the rows a signal left to read (`more`) were spent before `chunk`; if not, they are counted down by it. */
-function spent(stop: { more?: number }, chunk: Row[]): boolean {
+function spent(stop: Stop, chunk: Row[]): boolean {
   if (stop.more === undefined || chunk.length === 0) return false;
   stop.more -= chunk.length;
   return stop.more + chunk.length <= 0;
 }
 
 /** A file behind standard input (`< big.csv`), read until a signal's `more` rows are spent: then it ends as a pipe stopped does. */
-async function* untilSpent(rows: AsyncIterable<Row[]>, stop: { more?: number }, mark: Stopped): AsyncGenerator<Row[]> {
+async function* untilSpent(rows: AsyncIterable<Row[]>, stop: Stop, mark: Stopped): AsyncGenerator<Row[]> {
   for await (const chunk of rows) {
     if (spent(stop, chunk)) return void Object.assign(mark, { stopped: true, dropped: 0 });
     yield chunk;
@@ -406,14 +409,14 @@ async function* untilSpent(rows: AsyncIterable<Row[]>, stop: { more?: number }, 
 }
 
 /** Every file's rows in turn (`one`: a file's own; else named, numbered across files), until `stop.more` rows after a signal. */
-async function* rowsOfFiles(input: Input, options: ReadOptions, stop: { more?: number }, one?: RowSource): AsyncGenerator<Row[]> {
+async function* rowsOfFiles(input: Input, options: ReadOptions, stop: Stop, one?: RowSource): AsyncGenerator<Row[]> {
   let base = 0;
   for (const [i, file] of input.files.entries()) {
     const rows = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input, one ? undefined : base);
     let next: IteratorResult<Row[], number>;
     while (!(next = await rows.next()).done) {
       // Once a file was damaged the rows after it are all kept: the summary prints one command for the rest, its own.
-      if (file.format !== 'parquet' && !input.damaged && spent(stop, next.value)) {
+      if ((file.format !== 'parquet' || stop.resumable) && !input.damaged && spent(stop, next.value)) {
         input.cut = { dropped: 0, file: file.name, line: next.value[0]!.line - 1, later: input.files.slice(i + 1).map((f) => f.name) };
         await rows.return(0);
         return;
@@ -465,7 +468,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
   const parquet = files.some((f) => f.format === 'parquet');
   const normalized = !one || parquet || columns ? { file: !one } : undefined;
-  const stop: { more?: number } = {};
+  const stop: Stop = {};
   const input: Input = {
     files,
     sources,
@@ -475,7 +478,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
       const source = one?.read(read);
       return { rows: rowsOfFiles(input, read, stop, source), header: source?.header ?? (() => undefined) };
     },
-    stopReading: (more) => void (stop.more ??= more),
+    stopReading: (more, resumable) => void ((stop.more ??= more), (stop.resumable ||= resumable)),
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: undefined,
@@ -489,7 +492,7 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
   // A file behind stdin (`< rows.csv`) ends, so its unsent rows are kept as a named file's are; a pipe or a terminal may
   // not end: reading stops at the first signal.
   if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin('--format parquet reads a Parquet file');
-  const [mark, stop]: [Stopped, { more?: number }] = [{ stopped: false }, {}];
+  const [mark, stop]: [Stopped, Stop] = [{ stopped: false }, {}];
   const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given, mark);
   const stream = Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
-import { csvRows, keptRows, userOf } from '../helpers/batch.js';
+import { answerSlowly, csvRows, keptRows, userOf } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -58,7 +58,7 @@ describe('the first signal on a big file', () => {
   }, 240_000);
 
   it('with a journal, reading stops at once and the --resume it prints carries on with every row, once', async () => {
-    server.handle((_req, res) => json(res, 200, { success: true }));
+    answerSlowly(server, 20); // the signal lands in the first chunks, however loaded the machine
     const input = at('j.csv');
     fs.writeFileSync(input, csvRows(3_000));
     const args = ['batch', input, '--concurrency', '4', '--journal', at('j.journal'), '--failed', at('j-kept.csv')];
@@ -68,6 +68,7 @@ describe('the first signal on a big file', () => {
     expect(result.stderr).toMatch(/the rows after line \d+ of .*j\.csv were not read/);
     expect(result.stderr).toContain(carry);
     expect(keptRows(fs.readFileSync(at('j-kept.csv'), 'utf8')).length).toBeLessThan(1_000); // a chunk or so, not the file
+    server.handle((_req, res) => json(res, 200, { success: true }));
     for (const _ of [1, 2]) expect((await paste(carry.slice(carry.indexOf('trigger')))).code).toBe(0);
     const all = server.requests.map((r) => userOf(r.url));
     expect(new Set(all).size).toBe(3_000);
@@ -121,4 +122,28 @@ describe('the first signal on a big file', () => {
     expect(all).toHaveLength(240_000);
     expect(server.requests.length).toBeGreaterThan(before);
   }, 240_000);
+
+  it('a Parquet file with a journal stops at once too, and the --resume carries on with every row, once', async () => {
+    answerSlowly(server, 20); // the signal lands in the first chunk of 1,024 rows, however loaded the machine
+    const { parquetWriteFile } = await import('hyparquet-writer');
+    const users = Array.from({ length: 5_000 }, (_, i) => `p${i}`);
+    const input = at('p.parquet');
+    parquetWriteFile({
+      filename: input,
+      columnData: [
+        { name: 'userId', data: users, type: 'STRING' },
+        { name: 'triggerId', data: users.map(() => 't'), type: 'STRING' },
+      ],
+    });
+    const args = ['batch', input, '--concurrency', '4', '--journal', at('p.journal'), '--failed', at('p-kept.csv')];
+    const result = await run(args, { env: box.env, timeoutMs: 120_000, onSpawn: killAfter(server, 1, 'SIGTERM') });
+    expect(result.code).toBe(143);
+    expect(result.stderr).toMatch(/the rows after line \d+ of .*p\.parquet were not read/); // was: all 5,000 read and kept first
+    const carry = /carry the batch on with: (.*)$/m.exec(result.stderr)![1]!;
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    for (const _ of [1, 2]) expect((await paste(carry)).code).toBe(0);
+    const all = server.requests.map((r) => userOf(r.url));
+    expect(new Set(all).size).toBe(5_000);
+    expect(all).toHaveLength(5_000);
+  }, 120_000);
 });
