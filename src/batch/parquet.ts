@@ -58,9 +58,9 @@ const annotation = (e: SchemaElement) => e.logical_type?.type ?? e.converted_typ
 const scaleOf = (e: SchemaElement) => e.scale ?? (e.logical_type as { scale?: number } | undefined)?.scale ?? 0;
 const typeOf = (e: SchemaElement, kind = annotation(e)) =>
   kind === 'DECIMAL' ? `DECIMAL(${e.precision},${scaleOf(e)})` : (kind ?? (e.num_children ? 'STRUCT' : e.type));
-/** What an id column may be (its type and annotation): text (UTF-8, untyped bytes, an enum, a UUID) or a whole number. */
 /** What a value column may be: a number of any kind, or text (each row's text is checked as a CSV's is). */
 const VALUE_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+)| DECIMAL)?|FLOAT|DOUBLE|(FIXED_LEN_)?BYTE_ARRAY( UTF8| STRING| DECIMAL)?)$/;
+/** What an id column may be (its type and annotation): text (UTF-8, untyped bytes, an enum, a UUID) or a whole number. */
 const ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENUM)?|FIXED_LEN_BYTE_ARRAY UUID)$/;
 
 /**
