@@ -42758,7 +42758,7 @@ function resumeCommand(input2, options) {
 }
 function restCommand(input2, options, { file, line, later = [] }) {
   const found2 = input2.files.find((f) => f.name === file);
-  if (!found2) return void 0;
+  if (!found2 || found2.format === "parquet") return void 0;
   const keep = FORMAT_TABLE[found2.format].kind === "csv" ? 2 : 1;
   const { name: base, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
   const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base;
@@ -44373,7 +44373,8 @@ async function send(run2) {
     if (count2 === 1) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
-      input2.stopReading(journal ? 0 : KEPT_AFTER_STOP, !!journal);
+      const resumable = journal !== void 0 && !journal.error;
+      input2.stopReading(resumable ? 0 : KEPT_AFTER_STOP, resumable);
       const kept = failed ? `; unsent rows go to ${failed.path}` : "";
       const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));

@@ -170,7 +170,7 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
 export type RestOf = { file: string; line: number; later?: string[] | undefined };
 export function restCommand(input: Input, options: BatchFiles, { file, line, later = [] }: RestOf): string | undefined {
   const found = input.files.find((f) => f.name === file);
-  if (!found) return undefined;
+  if (!found || found.format === 'parquet') return undefined; // sed cannot cut it
   const keep = FORMAT_TABLE[found.format].kind === 'csv' ? 2 : 1;
   const { name: base, ext } = path.parse(compressionFromName(path.basename(file)).inner);
   const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base; // shards in one folder apart

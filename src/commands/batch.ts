@@ -206,7 +206,8 @@ async function send(run: Run): Promise<void> {
       stop.abort({ kind: 'signal', signal });
       // A pipe may not end before the grace period does: what was read is kept, the rest is the producer's. A file's
       // unread rows are kept up to a second's reading; the rest (all, with a journal) the summary's command sends.
-      input.stopReading(journal ? 0 : KEPT_AFTER_STOP, !!journal);
+      const resumable = journal !== undefined && !journal.error; // a journal behind cannot carry the rest on
+      input.stopReading(resumable ? 0 : KEPT_AFTER_STOP, resumable);
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
       const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));
