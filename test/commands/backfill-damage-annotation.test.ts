@@ -14,30 +14,27 @@ let server: TestServer;
 let sandbox: CommandSandbox;
 useCommandServer((s, b) => ([server, sandbox] = [s, b]));
 
-it('a .gz cut short in a GitHub Actions job: an ::error:: annotation names the file and the line', async () => {
+/** A .gz of 500 rows cut in half, run as a batch in a GitHub Actions job: the result and the line the damage was found after. */
+async function damagedRun(name: string, env: NodeJS.ProcessEnv = {}) {
   server.handle((_req, res) => json(res, 200, { success: true }));
   const rows = Array.from({ length: 500 }, (_, i) => `t,u${i}-${'x'.repeat(72)}`).join('\n');
   const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
-  const cut = path.join(sandbox.home, 'cut.csv.gz');
+  const cut = path.join(sandbox.home, name);
   fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
-  const args = ['batch', cut, '--concurrency', '2', '--failed', path.join(sandbox.home, 'f.csv')];
-  const result = await runCommand(args, { ...sandbox.env, GITHUB_ACTIONS: 'true' });
+  const args = ['batch', cut, '--concurrency', '2', '--failed', path.join(sandbox.home, `${name}-failed.csv`)];
+  const result = await runCommand(args, { ...sandbox.env, GITHUB_ACTIONS: 'true', ...env });
   expect(result.code).toBe(2);
-  const line = Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]);
+  return { result, cut, line: Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]) };
+}
+
+it('a .gz cut short in a GitHub Actions job: an ::error:: annotation names the file and the line', async () => {
+  const { result, line } = await damagedRun('cut.csv.gz');
   expect(result.stderr).toMatch(new RegExp(`^::error[^:]*::trigger batch .*cut\\.csv\\.gz is damaged after line ${line}$`, 'm'));
 });
 
 it("the job's step summary says which rows were not read and the command that sends them", async () => {
-  server.handle((_req, res) => json(res, 200, { success: true }));
-  const rows = Array.from({ length: 500 }, (_, i) => `t,u${i}-${'x'.repeat(72)}`).join('\n');
-  const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
-  const cut = path.join(sandbox.home, 'cut2.csv.gz');
-  fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
   const summary = path.join(sandbox.home, 'step-summary.md');
-  const env = { ...sandbox.env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary };
-  const result = await runCommand(['batch', cut, '--concurrency', '2', '--failed', path.join(sandbox.home, 'f2.csv')], env);
-  expect(result.code).toBe(2);
-  const line = Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]);
+  const { cut, line } = await damagedRun('cut2.csv.gz', { GITHUB_STEP_SUMMARY: summary });
   expect(fs.readFileSync(summary, 'utf8')).toContain(
     `The rows after line ${line} of \`${cut}\` were not read; send them with: \`gzip -dc ${cut} | sed 2,${line}d > cut2-rest.csv && trigger batch cut2-rest.csv`,
   );
