@@ -85,17 +85,15 @@ function asTriggerError(error: unknown, mode: Mode): TriggerError {
 
 /** Turns anything thrown into output and an exit code. The only place the process outcome is decided. */
 export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.ProcessEnv = process.env): number {
-  if (error instanceof CommanderError && (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')) return 0;
+  if (error instanceof CommanderError && error.exitCode === 0) return 0;
   const failure = asTriggerError(error, mode);
   if (failure.reported) return failure.exitCode;
-  // commander has printed its own usage error.
-  if (!(error instanceof CommanderError)) io.stderr(errorLine(failure, io.errColors, io.serverMask));
+  // commander has printed its own usage error, but no words with the help it shows for want of a command.
+  if (!(error instanceof CommanderError) || error.code === 'commander.help') io.stderr(errorLine(failure, io.errColors, io.serverMask));
   if (failure.kind === 'bug' && mode.verbose && error instanceof Error && error.stack) io.stderr(error.stack);
   if (mode.json) io.json(failureJson(failure, io.serverMask));
-  if (env.GITHUB_ACTIONS === 'true') {
-    const message = shownMessage(failure, io.serverMask);
-    io.stderr(githubAnnotation(failure.hint ? `${message} — ${failure.hint}` : message));
-  }
+  if (env.GITHUB_ACTIONS === 'true')
+    io.stderr(githubAnnotation([shownMessage(failure, io.serverMask), failure.hint].filter(Boolean).join(' — ')));
   return failure.exitCode;
 }
 
@@ -113,15 +111,13 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
   // be rendered by a look at the words typed.
   const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };
   try {
+    // No command is asking for the help (as gh: stdout, exit 0); `trigger help frie` is `trigger frie`, not a help with no word of the typo.
+    if (argv.length <= 2) argv = [...argv, 'help'];
+    else if (argv[2] === 'help' && /^\w/.test(argv[3] ?? '') && !Object.hasOwn(COMMANDS, argv[3]!)) argv = argv.toSpliced(2, 1);
     // A known command as the first word builds only its own tree; anything else (help, a typo to
     // suggest for, options first, completion) builds all of it.
     const only = Object.hasOwn(COMMANDS, argv[2] ?? '') ? argv[2] : undefined;
     const program = await buildProgram({ io, env, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode, only);
-    if (argv.length <= 2) {
-      // No command at all: the help is what was asked for (as gh does), on stdout, exit 0.
-      io.write(program.helpInformation());
-      return 0;
-    }
     if (argv[2] === '__complete') {
       // Asked by the shell completion scripts on every Tab (see commands/completion.ts); hidden from help.
       const { runComplete } = await import('./commands/completion.js');

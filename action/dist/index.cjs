@@ -46112,16 +46112,14 @@ function asTriggerError(error2, mode2) {
   return new TriggerError("bug", message);
 }
 function report(error2, io, mode2, env2 = process.env) {
-  if (error2 instanceof CommanderError && (error2.code === "commander.helpDisplayed" || error2.code === "commander.version")) return 0;
+  if (error2 instanceof CommanderError && error2.exitCode === 0) return 0;
   const failure = asTriggerError(error2, mode2);
   if (failure.reported) return failure.exitCode;
-  if (!(error2 instanceof CommanderError)) io.stderr(errorLine(failure, io.errColors, io.serverMask));
+  if (!(error2 instanceof CommanderError) || error2.code === "commander.help") io.stderr(errorLine(failure, io.errColors, io.serverMask));
   if (failure.kind === "bug" && mode2.verbose && error2 instanceof Error && error2.stack) io.stderr(error2.stack);
   if (mode2.json) io.json(failureJson(failure, io.serverMask));
-  if (env2.GITHUB_ACTIONS === "true") {
-    const message = shownMessage(failure, io.serverMask);
-    io.stderr(githubAnnotation(failure.hint ? `${message} \u2014 ${failure.hint}` : message));
-  }
+  if (env2.GITHUB_ACTIONS === "true")
+    io.stderr(githubAnnotation([shownMessage(failure, io.serverMask), failure.hint].filter(Boolean).join(" \u2014 ")));
   return failure.exitCode;
 }
 var PRINT_ONLY = /* @__PURE__ */ new Set(["completion", "status", "config path", "config get", "config list", "triggers list", "triggers show"]);
@@ -46130,12 +46128,10 @@ async function main(argv = process.argv, context = {}) {
   const env2 = context.env ?? cliEnvironment(process.env);
   const mode2 = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
+    if (argv.length <= 2) argv = [...argv, "help"];
+    else if (argv[2] === "help" && /^\w/.test(argv[3] ?? "") && !Object.hasOwn(COMMANDS, argv[3])) argv = argv.toSpliced(2, 1);
     const only = Object.hasOwn(COMMANDS, argv[2] ?? "") ? argv[2] : void 0;
     const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode2, only);
-    if (argv.length <= 2) {
-      io.write(program2.helpInformation());
-      return 0;
-    }
     if (argv[2] === "__complete") {
       const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
       return runComplete2(program2, argv.slice(3), io, env2, context.cwd);

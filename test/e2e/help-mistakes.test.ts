@@ -1,0 +1,46 @@
+/**
+ * What a new user meets on their first runs: the help asked for as `trigger help <command>`, a typo
+ * after `help`, a group with no command. Exit codes and the lines on each stream from the built main()
+ * in this process; one spawned run shows the process's exit 0.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runBuilt } from '../helpers/built-in-process.js';
+import { run, sandbox, type Sandbox } from '../helpers/cli.js';
+
+let box: Sandbox;
+beforeEach(() => {
+  box = sandbox();
+});
+afterEach(() => box.cleanup());
+
+describe('help asked for', () => {
+  it('trigger help fire is fire --help: the help on stdout, exit 0', async () => {
+    const spawned = await run(['help', 'fire'], { env: box.env });
+    expect(spawned.code).toBe(0);
+    expect(spawned.stdout).toBe((await runBuilt(['fire', '--help'], { env: box.env })).stdout);
+    expect(spawned.stderr).toBe('');
+  });
+
+  it.each([[['help']], [['help', 'config', 'get']], [['config', 'help', 'get']], [[]]])('trigger %j: the help, exit 0', async (args) => {
+    const result = await runBuilt(args, { env: box.env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: trigger /);
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('mistakes', () => {
+  it('a typo after help is named, with the command meant, not answered with the whole help', async () => {
+    const result = await runBuilt(['help', 'fier'], { env: box.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').slice(0, 2)).toEqual(["error: unknown command 'fier'", '(did you mean fire?)']);
+    expect(result.stdout + result.stderr).not.toContain('Usage:');
+  });
+
+  it.each([['config'], ['triggers']])('%s with no command: the help, then one line that says a command is missing', async (name) => {
+    const result = await runBuilt([name], { env: box.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`Usage: trigger ${name}`);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('error: a command is needed: the help above lists them');
+  });
+});
