@@ -118,6 +118,10 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
     // suggest for, options first, completion) builds all of it.
     const only = Object.hasOwn(COMMANDS, argv[2] ?? '') ? argv[2] : undefined;
     const program = await buildProgram({ io, env, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode, only);
+    // `trigger --json fire …`: the program itself takes none of the commands' options; say where they go.
+    const flag = argv[2]?.split('=')[0] ?? '';
+    const named = program.commands.find((c) => argv.includes(c.name()) && c.options.some((o) => [o.long, o.short].includes(flag)));
+    if (named) program.showHelpAfterError(`(options go after the command: trigger ${named.name()} ${flag} …)`);
     if (argv[2] === '__complete') {
       // Asked by the shell completion scripts on every Tab (see commands/completion.ts); hidden from help.
       const { runComplete } = await import('./commands/completion.js');

@@ -46132,6 +46132,9 @@ async function main(argv = process.argv, context = {}) {
     else if (argv[2] === "help" && /^\w/.test(argv[3] ?? "") && !Object.hasOwn(COMMANDS, argv[3])) argv = argv.toSpliced(2, 1);
     const only = Object.hasOwn(COMMANDS, argv[2] ?? "") ? argv[2] : void 0;
     const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode2, only);
+    const flag = argv[2]?.split("=")[0] ?? "";
+    const named = program2.commands.find((c) => argv.includes(c.name()) && c.options.some((o) => [o.long, o.short].includes(flag)));
+    if (named) program2.showHelpAfterError(`(options go after the command: trigger ${named.name()} ${flag} \u2026)`);
     if (argv[2] === "__complete") {
       const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
       return runComplete2(program2, argv.slice(3), io, env2, context.cwd);

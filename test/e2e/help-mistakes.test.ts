@@ -1,7 +1,7 @@
 /**
  * What a new user meets on their first runs: the help asked for as `trigger help <command>`, a typo
- * after `help`, a group with no command. Exit codes and the lines on each stream from the built main()
- * in this process; one spawned run shows the process's exit 0.
+ * after `help`, a group with no command, an option typed before its command. Exit codes and the lines
+ * on each stream from the built main() in this process; one spawned run shows the process's exit 0.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBuilt } from '../helpers/built-in-process.js';
@@ -42,5 +42,26 @@ describe('mistakes', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`Usage: trigger ${name}`);
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('error: a command is needed: the help above lists them');
+  });
+
+  it.each([
+    [['--profile', 'x', 'status'], '--profile', '(options go after the command: trigger status --profile …)'],
+    [['--profile=x', 'status'], '--profile=x', '(options go after the command: trigger status --profile …)'],
+    [['-q', 'fire', 'purchase', 'bob'], '-q', '(options go after the command: trigger fire -q …)'],
+  ])('an option before its command (%j) says where it goes', async (args, typed, hint) => {
+    const result = await runBuilt(args, { env: box.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`error: unknown option '${typed}'\n${hint}\n`);
+  });
+
+  it('under --json the object is still printed; an option no command has keeps the usual hint', async () => {
+    const json = await runBuilt(['--json', 'fire', 'purchase', 'bob'], { env: box.env });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { kind: 'usage', message: "unknown option '--json'" } });
+    expect(json.stderr).toContain('(options go after the command: trigger fire --json …)');
+    for (const args of [['--no-color', 'status'], ['--foo']]) {
+      const result = await runBuilt(args, { env: box.env });
+      expect(result.stderr).toBe(`error: unknown option '${args[0]}'\n(run with --help for usage and examples)\n`);
+    }
   });
 });
