@@ -15,7 +15,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_934;
+const BUDGET = 11_932;
 const GOAL = 11_600;
 
 function lines(dir) {

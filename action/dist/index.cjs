@@ -46046,7 +46046,7 @@ init_render();
 init_excerpt();
 var typed = (text) => quotedExcerpt(text, (t) => `'${t}'`);
 var orList = (items) => new Intl.ListFormat("en-GB", { type: "disjunction" }).format(items);
-var choicesOf = (text) => text.replace(/\.$/, "").split(",").map((choice) => choice.trim()).filter(Boolean);
+var choicesOf = (text) => text.replace(/\.$/, "").split(", ");
 function usageWords(message) {
   const end = message.endsWith("\n") ? "\n" : "";
   const text = message.replace(/\n$/, "");
@@ -46058,6 +46058,9 @@ function usageWords(message) {
   if (m) return `error: ${m[1]} ${typed(m[2])} is not valid: ${m[3].replace(/\.$/, "")}${end}`;
   m = /^error: option '(-[^ ']+) (<[^>]+>)' argument missing$/.exec(text);
   if (m) return `error: ${m[1]} needs a value: ${m[1]} ${m[2]}${end}`;
+  m = /^error: too many arguments for '(.+)'\. Expected (\d+) (arguments?) but got (\d+)\.$/.exec(text);
+  if (m)
+    return `error: ${m[1]} takes ${m[2].replace(/^0$/, "no")} ${m[3]}; got ${m[4]}${+m[2] ? " \u2014 quote a value with spaces in it" : ""}${end}`;
   m = /^(error: [^']*)'(.*)'([^']*)$/s.exec(text);
   if (m && m[2].length > 64) return `${m[1]}${typed(m[2])}${m[3]}${end}`;
   return message.replace(/^\(Did you mean (.+)\?\)$/m, "(did you mean $1?)");

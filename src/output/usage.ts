@@ -11,12 +11,7 @@ const typed = (text: string) => quotedExcerpt(text, (t) => `'${t}'`);
 /** "a, b, c" as "a, b or c" (British English: no comma before "or"). */
 const orList = (items: string[]) => new Intl.ListFormat('en-GB', { type: 'disjunction' }).format(items);
 
-const choicesOf = (text: string): string[] =>
-  text
-    .replace(/\.$/, '')
-    .split(',')
-    .map((choice) => choice.trim())
-    .filter(Boolean);
+const choicesOf = (text: string): string[] => text.replace(/\.$/, '').split(', ');
 
 /** Rewrites one commander message (it may end with a newline); anything else is returned as it is. */
 export function usageWords(message: string): string {
@@ -30,7 +25,10 @@ export function usageWords(message: string): string {
   if (m) return `error: ${m[1]} ${typed(m[2]!)} is not valid: ${m[3]!.replace(/\.$/, '')}${end}`;
   m = /^error: option '(-[^ ']+) (<[^>]+>)' argument missing$/.exec(text);
   if (m) return `error: ${m[1]} needs a value: ${m[1]} ${m[2]}${end}`;
-  // Anything else commander echoes ('unknown option', 'unknown command', 'too many arguments'): cut.
+  m = /^error: too many arguments for '(.+)'\. Expected (\d+) (arguments?) but got (\d+)\.$/.exec(text);
+  if (m)
+    return `error: ${m[1]} takes ${m[2]!.replace(/^0$/, 'no')} ${m[3]}; got ${m[4]}${+m[2]! ? ' — quote a value with spaces in it' : ''}${end}`;
+  // Anything else commander echoes ('unknown option', 'unknown command'): cut.
   m = /^(error: [^']*)'(.*)'([^']*)$/s.exec(text);
   if (m && m[2]!.length > 64) return `${m[1]}${typed(m[2]!)}${m[3]}${end}`;
   // commander adds its suggestion on a line of its own, in the same message or alone.

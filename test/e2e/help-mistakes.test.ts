@@ -54,6 +54,12 @@ describe('mistakes', () => {
     expect(result.stderr).toBe(`error: unknown option '${typed}'\n${hint}\n`);
   });
 
+  it("one word too many says how many the command takes, in the tool's words", async () => {
+    const result = await runBuilt(['triggers', 'show', 'purchase', 'completed'], { env: box.env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe('error: show takes 1 argument; got 2 — quote a value with spaces in it');
+  });
+
   it('under --json the object is still printed; an option no command has keeps the usual hint', async () => {
     const json = await runBuilt(['--json', 'fire', 'purchase', 'bob'], { env: box.env });
     expect(json.code).toBe(2);

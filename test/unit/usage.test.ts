@@ -23,6 +23,15 @@ describe('usage errors in one style', () => {
     ["error: unknown command 'frie'\n(Did you mean fire?)\n", "error: unknown command 'frie'\n(did you mean fire?)\n"],
     ["error: missing required argument 'userId'\n", "error: missing required argument 'userId'\n"],
     ["error: unknown option '--bogus'\n", "error: unknown option '--bogus'\n"],
+    ["error: too many arguments for 'status'. Expected 0 arguments but got 1.\n", 'error: status takes no arguments; got 1\n'],
+    [
+      "error: too many arguments for 'set-key'. Expected 1 argument but got 2.\n",
+      'error: set-key takes 1 argument; got 2 — quote a value with spaces in it\n',
+    ],
+    [
+      "error: option '--shell <name>' argument 'x' is invalid. Allowed choices are bash, zsh, fish.",
+      "error: --shell 'x' is not one of bash, zsh or fish",
+    ],
   ])('%j', (commander, ours) => {
     expect(usageWords(commander)).toBe(ours);
   });
