@@ -11,11 +11,17 @@
 // Parquet id columns sent exactly (+41), a .zst walked frame by frame (+64), a later part checked and
 // damage midway ending as a stop (+73), the rota's judge of its own turns (+26), the progress line cut to
 // the terminal (+19) and smaller fixes (+87), against a size pass outside src/batch (-67). The twenty-first:
-// a signal on a big file keeps 100,000 unread rows at most and prints a command for the rest (+34); a damage stop annotated in Actions (+2); a file behind stdin stopped as a named file is (+15); a lost output says nothing stands where printing was all (+3); NDJSON members --columns names checked first (+18); foreign files, subfolders, manifests (+27); ids that hold escapes shown quoted (+3); a Parquet value column that is no number refused (+7); pzstd (+2); rest files named by shard (+1); a replayed row keeps its part's line (+3); the step summary names rows not read (+2); Parquet cut too under a journal (+4).
+// a signal on a big file keeps 100,000 unread rows at most and prints a command for the rest (+34); a damage stop
+// annotated in Actions (+2); a file behind stdin stopped as a named file is (+15); a lost output says nothing stands
+// where printing was all (+3); NDJSON members --columns names checked first (+18); foreign files, subfolders, manifests
+// (+27); ids that hold escapes shown quoted (+3); a Parquet value column that is no number refused (+7); pzstd (+2);
+// rest files named by shard (+1); a replayed row keeps its part's line (+3); the step summary names rows not read (+2);
+// Parquet cut too under a journal (+4); cli21's help and usage words (-2); `trigger version` pointed to --version (+2).
+// No size pass ran (its helper never started).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_932;
+const BUDGET = 11_934;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -46061,6 +46061,8 @@ function usageWords(message) {
   m = /^error: too many arguments for '(.+)'\. Expected (\d+) (arguments?) but got (\d+)\.$/.exec(text);
   if (m)
     return `error: ${m[1]} takes ${m[2].replace(/^0$/, "no")} ${m[3]}; got ${m[4]}${+m[2] ? " \u2014 quote a value with spaces in it" : ""}${end}`;
+  if (text === "error: unknown command 'version'") return `${text}
+(did you mean --version?)${end}`;
   m = /^(error: [^']*)'(.*)'([^']*)$/s.exec(text);
   if (m && m[2].length > 64) return `${m[1]}${typed(m[2])}${m[3]}${end}`;
   return message.replace(/^\(Did you mean (.+)\?\)$/m, "(did you mean $1?)");

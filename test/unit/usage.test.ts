@@ -23,6 +23,7 @@ describe('usage errors in one style', () => {
     ["error: unknown command 'frie'\n(Did you mean fire?)\n", "error: unknown command 'frie'\n(did you mean fire?)\n"],
     ["error: missing required argument 'userId'\n", "error: missing required argument 'userId'\n"],
     ["error: unknown option '--bogus'\n", "error: unknown option '--bogus'\n"],
+    ["error: unknown command 'version'\n", "error: unknown command 'version'\n(did you mean --version?)\n"],
     ["error: too many arguments for 'status'. Expected 0 arguments but got 1.\n", 'error: status takes no arguments; got 1\n'],
     [
       "error: too many arguments for 'set-key'. Expected 1 argument but got 2.\n",
