@@ -36909,7 +36909,7 @@ function findSettings(options = {}) {
   const forIds = profile.explicit && !stored && key !== void 0 && url !== void 0;
   if (profile.explicit && !stored && !forIds) problems.push(unknownProfile(profile.name, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS2["api-key"], profile));
-  if (!url) problems.push(notSet(SETTINGS2["base-url"], profile));
+  if (!url && options.requireUrl !== false) problems.push(notSet(SETTINGS2["base-url"], profile));
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
   const apiKey = key && key[1] !== "keychain" ? attempt(() => normalizeApiKey(key[0], key[2])) : void 0;
@@ -36969,10 +36969,11 @@ var init_resolve2 = __esm({
 });
 
 // src/commands/service.ts
-async function commandSettings(options, requireKey, { io, env: env2, cwd }) {
-  const world = await resolveCommand({ flags: options, requireKey, env: env2, cwd, catalog: options.catalog });
-  io.addSecret(world.settings.apiKey);
-  for (const warning2 of world.settings.warnings) io.stderr(io.errColors.warn(warning2));
+async function commandSettings(options, requireKey, { io, env: env2, cwd }, requireUrl = true) {
+  const world = await resolveCommand({ flags: options, requireKey, requireUrl, env: env2, cwd, catalog: options.catalog });
+  const settings = world.settings;
+  io.addSecret(settings?.apiKey);
+  for (const warning2 of settings?.warnings ?? []) io.stderr(io.errColors.warn(warning2));
   return world;
 }
 function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
@@ -44306,7 +44307,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   checkPaths(sources, options);
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
-  const { settings, catalog } = await commandSettings(options, !dryRun, { io, env: env2, cwd });
+  const { settings, catalog } = await commandSettings(options, !dryRun, { io, env: env2, cwd }, !dryRun);
   const warn = (line) => io.stderr(io.errColors.warn(line));
   const found2 = options.trigger === void 0 ? void 0 : catalog?.resolve(options.trigger);
   if (found2 && !found2.ok)

@@ -113,7 +113,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   checkPaths(sources, options);
   const columns = options.columns === undefined ? undefined : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
-  const { settings, catalog } = await commandSettings(options, !dryRun, { io, env, cwd });
+  const { settings, catalog } = await commandSettings(options, !dryRun, { io, env, cwd }, !dryRun); // a dry run sends nothing
   const warn = (line: string) => io.stderr(io.errColors.warn(line));
   // An unknown --trigger stops the batch before it starts, as `fire` does.
   const found = options.trigger === undefined ? undefined : catalog?.resolve(options.trigger);

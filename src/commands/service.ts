@@ -7,10 +7,11 @@ import { resolveCommand, type Settings } from '../settings/resolve.js';
 import type { Context, ServiceOptions } from './shared.js';
 
 /** The settings and catalog fire and batch run with: the key masked in all they print from here on, the warnings on stderr. */
-export async function commandSettings(options: ServiceOptions, requireKey: boolean, { io, env, cwd }: Context) {
-  const world = await resolveCommand({ flags: options, requireKey, env, cwd, catalog: options.catalog });
-  io.addSecret(world.settings.apiKey);
-  for (const warning of world.settings.warnings) io.stderr(io.errColors.warn(warning));
+export async function commandSettings(options: ServiceOptions, requireKey: boolean, { io, env, cwd }: Context, requireUrl = true) {
+  const world = await resolveCommand({ flags: options, requireKey, requireUrl, env, cwd, catalog: options.catalog });
+  const settings = world.settings as Settings | undefined; // none without a base URL where none is required
+  io.addSecret(settings?.apiKey);
+  for (const warning of settings?.warnings ?? []) io.stderr(io.errColors.warn(warning));
   return world;
 }
 

@@ -24,8 +24,9 @@ export interface ResolveOptions {
   env?: NodeJS.ProcessEnv;
   /** Already-read config; read from the config file when not given. */
   config?: ConfigData;
-  /** Whether an API key is required (not for --dry-run). */
+  /** Whether an API key is required (not for --dry-run), and a base URL (not for batch --dry-run, which prints no request). */
   requireKey?: boolean;
+  requireUrl?: boolean;
 }
 
 export interface Settings {
@@ -133,7 +134,7 @@ export function findSettings(options: ResolveOptions = {}) {
   const forIds = profile.explicit && !stored && key !== undefined && url !== undefined;
   if (profile.explicit && !stored && !forIds) problems.push(unknownProfile(profile.name, configFile, config));
   if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS['api-key'], profile));
-  if (!url) problems.push(notSet(SETTINGS['base-url'], profile));
+  if (!url && options.requireUrl !== false) problems.push(notSet(SETTINGS['base-url'], profile));
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp));
   const apiKey = key && key[1] !== 'keychain' ? attempt(() => normalizeApiKey(key[0], key[2])) : undefined;
