@@ -37404,9 +37404,15 @@ function describe2(value) {
 }
 function readNdjson(stream, options) {
   const names = options.columns ?? DEFAULT_COLUMNS;
+  let first = true;
   const toRow = (line, text) => {
     if (typeof text !== "string") return invalidNdjson(line, text.raw, void 0, text.reason);
     if (text.trim() === "") return void 0;
+    if (first && text.trimStart().startsWith("["))
+      throw new UsageError(`the input is a JSON array (line ${line}), not one JSON object a line; nothing was sent`, {
+        hint: "make it NDJSON: jq -c '.[]' rows.json > rows.ndjson"
+      });
+    first = false;
     let parsed2;
     try {
       parsed2 = JSON.parse(text);

@@ -371,9 +371,17 @@ function describe(value: unknown): string {
 
 function readNdjson(stream: Readable, options: ReadOptions): RowSource {
   const names = options.columns ?? DEFAULT_COLUMNS;
+  let first = true;
   const toRow = (line: number, text: string | BadLine): Row | undefined => {
     if (typeof text !== 'string') return invalidNdjson(line, text.raw, undefined, text.reason);
     if (text.trim() === '') return undefined;
+    // A JSON array (a .json export) read a line at a time sends the lines that happen to hold a whole object, and a rerun
+    // of the file made right sends them twice: refused before anything is sent.
+    if (first && text.trimStart().startsWith('['))
+      throw new UsageError(`the input is a JSON array (line ${line}), not one JSON object a line; nothing was sent`, {
+        hint: "make it NDJSON: jq -c '.[]' rows.json > rows.ndjson",
+      });
+    first = false;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -1,5 +1,5 @@
 /**
- * NDJSON with --columns naming a member no object has (inputs20): every row was read as invalid (exit 1), where a CSV
+ * NDJSON that is not one object a line. With --columns naming a member no object has (inputs20): every row was read as invalid (exit 1), where a CSV
  * header without the column is exit 2 with nothing sent, as docs/batch.md promises for a name the file lacks.
  */
 import fs from 'node:fs';
@@ -57,5 +57,19 @@ describe('NDJSON and --columns', () => {
     const result = await runCommand(['batch', file, '--columns', 'userId=user_id,triggerId=event_name,value=amount'], sandbox.env);
     expect(result.code).toBe(0);
     expect(server.requests.map((r) => r.body).sort()).toEqual(['{"value":2}', '{}']);
+  });
+
+  it('a JSON array (pretty or on one line) is exit 2 before anything is sent: its lines that held a whole object went', async () => {
+    for (const [name, text] of [
+      ['pretty.json', '[\n  {"triggerId":"t","userId":"a"},\n  {"triggerId":"t","userId":"b"}\n]\n'],
+      ['one-line.json', '[{"triggerId":"t","userId":"a"},{"triggerId":"t","userId":"b"}]\n'],
+    ]) {
+      fs.writeFileSync(at(name!), text!);
+      const result = await runCommand(['batch', at(name!)], sandbox.env);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('the input is a JSON array (line 1), not one JSON object a line; nothing was sent');
+      expect(result.stderr).toContain("jq -c '.[]'");
+    }
+    expect(server.requests).toHaveLength(0); // was: b, on line 3 of the pretty one
   });
 });
