@@ -41926,8 +41926,10 @@ async function* decompressed(source, compression, name, stopped) {
   if (compression === "zstd" && !zstd2) throw noZstd(name);
   try {
     yield* compression === "gzip" ? source.pipe(import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK })) : unzstd(source, stopped);
-  } catch (error2) {
+  } catch (caught) {
     if (stopped?.stopped) return;
+    const garbage = compression === "gzip" && /header|method/.test(`${caught}`) && Error("trailing garbage: bytes not gzip after a member");
+    const error2 = garbage || caught;
     const message = `${name}: the ${compression} data cannot be read on (${error2.message}); nothing was sent`;
     throw new Damaged(message, { hint: "check that the file was copied whole", cause: error2 });
   } finally {
@@ -41962,14 +41964,12 @@ function isFile(file) {
   try {
     stat = import_node_fs9.default.statSync(file.path);
   } catch (error2) {
-    const message = `cannot read ${file.name}: ${errnoWords(error2, "reading")}; nothing was sent`;
-    throw new UsageError(message, { hint: "mend or remove it, or name the files to read" });
+    const message2 = `cannot read ${file.name}: ${errnoWords(error2, "reading")}; nothing was sent`;
+    throw new UsageError(message2, { hint: "mend or remove it, or name the files to read" });
   }
   const hint = `name the folders inside it: trigger batch ${import_node_path11.default.join(import_node_path11.default.dirname(file.name), "*")}/`;
-  if (stat.isDirectory())
-    throw new UsageError(`${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`, {
-      hint
-    });
+  const message = `${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`;
+  if (stat.isDirectory()) throw new UsageError(message, { hint });
   return stat.isFile();
 }
 async function openFile(file, options) {

@@ -211,8 +211,8 @@ const FOREIGN: Array<[string, string, (name: string) => string]> = [
 const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
 
 /**
- * A decompressed stream whose errors name the file (a .gz cut short, or not gzip after all): found
- * midway, the rows read before are kept, and the message says which file could not be read on. When
+ * A decompressed stream whose errors name the file (a .gz cut short, or a gzip header failing after the first, checked at open: bytes
+ * after a member that gzip calls trailing garbage): found midway, the rows read before are kept, the message names the file. When
  * reading stops early (`stopped`, standard input at a signal), the compressed bytes end mid-stream:
  * what was decompressed is handed on, and the line reader drops a partial last line.
  */
@@ -222,9 +222,11 @@ async function* decompressed(source: Readable, compression: Compression, name: s
     yield* compression === 'gzip'
       ? (source.pipe(zlib.createGunzip({ chunkSize: INFLATED_CHUNK })) as AsyncIterable<Buffer>)
       : unzstd(source, stopped);
-  } catch (error) {
+  } catch (caught) {
     if (stopped?.stopped) return;
-    const message = `${name}: the ${compression} data cannot be read on (${(error as Error).message}); nothing was sent`;
+    const garbage = compression === 'gzip' && /header|method/.test(`${caught}`) && Error('trailing garbage: bytes not gzip after a member');
+    const error = garbage || (caught as Error);
+    const message = `${name}: the ${compression} data cannot be read on (${error.message}); nothing was sent`;
     throw new Damaged(message, { hint: 'check that the file was copied whole', cause: error });
   } finally {
     source.destroy();
@@ -292,10 +294,8 @@ function isFile(file: { path: string; name: string }): boolean {
     throw new UsageError(message, { hint: 'mend or remove it, or name the files to read' });
   }
   const hint = `name the folders inside it: trigger batch ${path.join(path.dirname(file.name), '*')}/`;
-  if (stat.isDirectory())
-    throw new UsageError(`${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`, {
-      hint,
-    });
+  const message = `${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`;
+  if (stat.isDirectory()) throw new UsageError(message, { hint });
   return stat.isFile();
 }
 
