@@ -41928,7 +41928,7 @@ async function* decompressed(source, compression, name, stopped) {
     yield* compression === "gzip" ? source.pipe(import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK })) : unzstd(source, stopped);
   } catch (caught) {
     if (stopped?.stopped) return;
-    const garbage = compression === "gzip" && /header|method/.test(`${caught}`) && Error("trailing garbage: bytes not gzip after a member");
+    const garbage = compression === "gzip" && /header check/.test(`${caught}`) && Error("trailing garbage: bytes not gzip after a member");
     const error2 = garbage || caught;
     const message = `${name}: the ${compression} data cannot be read on (${error2.message}); nothing was sent`;
     throw new Damaged(message, { hint: "check that the file was copied whole", cause: error2 });

@@ -224,7 +224,7 @@ async function* decompressed(source: Readable, compression: Compression, name: s
       : unzstd(source, stopped);
   } catch (caught) {
     if (stopped?.stopped) return;
-    const garbage = compression === 'gzip' && /header|method/.test(`${caught}`) && Error('trailing garbage: bytes not gzip after a member');
+    const garbage = compression === 'gzip' && /header check/.test(`${caught}`) && Error('trailing garbage: bytes not gzip after a member');
     const error = garbage || (caught as Error);
     const message = `${name}: the ${compression} data cannot be read on (${error.message}); nothing was sent`;
     throw new Damaged(message, { hint: 'check that the file was copied whole', cause: error });

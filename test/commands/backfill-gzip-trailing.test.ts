@@ -49,6 +49,17 @@ describe('a .gz with bytes after its last member that are not gzip', () => {
     if (count === 600) expect(line).toBeGreaterThan(1);
   });
 
+  it('a first header that is gzip only by its magic is not called trailing garbage', async () => {
+    const whole = zlib.gzipSync(`triggerId,userId,value\n${rows(20)}`);
+    whole[2] = 7; // the compression method: 8 (deflate) is the only one
+    const file = path.join(sandbox.home, 'bad.csv.gz');
+    fs.writeFileSync(file, whole);
+    const result = await runCommand(['batch', file], sandbox.env, sandbox.home);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('(unknown compression method)');
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('zeros after the last member are padding: every row sent, exit 0', async () => {
     const result = await batch(20, Buffer.alloc(512));
     expect(result.code).toBe(0);
