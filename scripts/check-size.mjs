@@ -17,12 +17,13 @@
 // (+27); ids that hold escapes shown quoted (+3); a Parquet value column that is no number refused (+7); pzstd (+2);
 // rest files named by shard (+1); a replayed row keeps its part's line (+3); the step summary names rows not read (+2);
 // Parquet cut too under a journal (+4); cli21's help and usage words (-2); `trigger version` pointed to --version (+2);
-// batch --dry-run without key or base URL (+2); a JSON array given as NDJSON refused (+8).
+// batch --dry-run without key or base URL (+2); a JSON array given as NDJSON refused (+8);
+// sigaudit21's four: a rest tested whole first, ./-named rests, unreadable rows sharded by text, one drain wait (+15).
 // No size pass ran (its helper never started).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_944;
+const BUDGET = 11_959;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -4584,7 +4584,8 @@ function hash32(text) {
   return hash;
 }
 function inShard(row, shard2) {
-  const key = row.userId ?? `\0line ${row.at ?? row.line}`;
+  const { record } = row;
+  const key = row.userId ?? `\0${record.format === "csv" ? record.raw ?? record.fields.join(",") : record.raw}`;
   return hash32(key) % shard2.count === shard2.index - 1;
 }
 async function* shardRows(rows2, shard2) {
@@ -42769,14 +42770,20 @@ function restCommand(input2, options, { file, line, later = [] }) {
   const keep = FORMAT_TABLE[found2.format].kind === "csv" ? 2 : 1;
   const { name: base, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
   const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base;
-  const rest = shellQuote(`${name}-rest${ext}`);
+  const rest = shellQuote(`${name.startsWith("-") ? "./" : ""}${name}-rest${ext}`);
   const sed = line >= keep ? `sed ${keep},${line}d` : void 0;
-  const copy = found2.compression ? `${found2.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ""}` : sed && `${sed} ${shellQuote(file)}`;
+  const copy = found2.compression ? `${found2.compression} -t ${shellQuote(file)} && ${found2.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ""}` : sed && `${sed} ${shellQuote(file)}`;
   const own = !later.length && !options.columns && FORMAT_TABLE[found2.format].failedAs === found2.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found2.format : "csv"].extensions[0];
   const args = ["trigger", "batch", copy ? rest : shellQuote(file), ...later.map((f) => shellQuote(f))];
   if (!later.length || options.format) args.push("--format", found2.format);
-  args.push("--journal", `${rest}.journal`, "--resume", "--failed", shellQuote(`${name}-rest-failed${failedExt}`));
+  args.push(
+    "--journal",
+    `${rest}.journal`,
+    "--resume",
+    "--failed",
+    shellQuote(`${name.startsWith("-") ? "./" : ""}${name}-rest-failed${failedExt}`)
+  );
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
@@ -42972,15 +42979,16 @@ var init_recorder = __esm({
         const answer = error2 instanceof ServiceError ? `${error2.status} ${error2.statusText}`.trim() : "no answer";
         this.stopWith({ kind: "breaker", failures: this.#streak, answer });
       }
+      #drain;
       /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
       #writeJson(row, outcome) {
         this.#o.beforeStdout?.();
         if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}
 `)) return void 0;
-        return (0, import_node_events.once)(this.#stdout, "drain").then(
+        return this.#drain ??= (0, import_node_events.once)(this.#stdout, "drain").then(
           () => void 0,
           () => void 0
-        );
+        ).finally(() => this.#drain = void 0);
       }
       close() {
         this.#stdout.off("error", this.#onStdoutError);

@@ -174,17 +174,24 @@ export function restCommand(input: Input, options: BatchFiles, { file, line, lat
   const keep = FORMAT_TABLE[found.format].kind === 'csv' ? 2 : 1;
   const { name: base, ext } = path.parse(compressionFromName(path.basename(file)).inner);
   const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base; // shards in one folder apart
-  const rest = shellQuote(`${name}-rest${ext}`);
+  const rest = shellQuote(`${name.startsWith('-') ? './' : ''}${name}-rest${ext}`); // ./-x-rest.csv: not an option
   const sed = line >= keep ? `sed ${keep},${line}d` : undefined;
+  // Tested whole first: a pipe's status is sed's, and a file damaged past the cut left a cut last line to send (sigaudit21).
   const copy = found.compression
-    ? `${found.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ''}`
+    ? `${found.compression} -t ${shellQuote(file)} && ${found.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ''}`
     : sed && `${sed} ${shellQuote(file)}`;
   // Rows of several files, or read with --columns, are kept in CSV (input.ts: normalized); a plain list too.
   const own = !later.length && !options.columns && FORMAT_TABLE[found.format].failedAs === found.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found.format : 'csv'].extensions[0]!;
   const args = ['trigger', 'batch', copy ? rest : shellQuote(file), ...later.map((f) => shellQuote(f))];
   if (!later.length || options.format) args.push('--format', found.format);
-  args.push('--journal', `${rest}.journal`, '--resume', '--failed', shellQuote(`${name}-rest-failed${failedExt}`));
+  args.push(
+    '--journal',
+    `${rest}.journal`,
+    '--resume',
+    '--failed',
+    shellQuote(`${name.startsWith('-') ? './' : ''}${name}-rest-failed${failedExt}`),
+  );
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));

@@ -145,15 +145,19 @@ export class BatchRecorder implements OutcomeSink {
     this.stopWith({ kind: 'breaker', failures: this.#streak, answer });
   }
 
+  #drain: Promise<void> | undefined;
   /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
   #writeJson(row: Row, outcome: Outcome): Promise<void> | undefined {
     this.#o.beforeStdout?.();
     if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}\n`)) return undefined;
-    // An error ends the wait as a drain does (the 'error' listener above stops the batch).
-    return once(this.#stdout, 'drain').then(
-      () => undefined,
-      () => undefined,
-    );
+    // An error ends the wait as a drain does (the 'error' listener above stops the batch). One wait for every lane: a listener
+    // each passed Node's ten when a stop wrote 100,000 lines at once (MaxListenersExceededWarning on stderr; sigaudit21).
+    return (this.#drain ??= once(this.#stdout, 'drain')
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => (this.#drain = undefined)));
   }
 
   close(): void {

@@ -29,9 +29,13 @@ export function hash32(text: string): number {
   return hash;
 }
 
-/** Whether a row belongs to the shard; a row with no user id (unreadable) goes by its line number. */
+/**
+ * Whether a row belongs to the shard; a row with no user id (unreadable) goes by its text, not its line number, which a
+ * rest command's copy renumbers: by the line, such a row after a signal's cut was kept by both shards or by none (sigaudit21).
+ */
 export function inShard(row: Row, shard: Shard): boolean {
-  const key = row.userId ?? `\u0000line ${row.at ?? row.line}`;
+  const { record } = row;
+  const key = row.userId ?? `\u0000${record.format === 'csv' ? (record.raw ?? record.fields.join(',')) : record.raw}`;
   return hash32(key) % shard.count === shard.index - 1;
 }
 
