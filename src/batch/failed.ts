@@ -76,15 +76,12 @@ export class FailedFile {
   notKept = 0;
   /** The write error, once there was one; nothing more is written after it. */
   error: Error | undefined;
-  /** The separator of the failed file's format (none: NDJSON). */
-  readonly #separator: string | undefined;
+  readonly #separator: string | undefined; // The separator of the failed file's format (none: NDJSON).
   readonly #header: () => readonly string[] | undefined;
-  /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
-  readonly #target: string;
+  readonly #target: string; // Where the rows are written: a temporary file beside `path`, or `path` itself.
   /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
   readonly inPlace: boolean;
-  /** Open once there is a row to keep (or at once, unless lazy). */
-  #fd: number | undefined;
+  #fd: number | undefined; // Open once there is a row to keep (or at once, unless lazy).
   #buffer = '';
   #bufferedRows = 0;
   #headerDone = false;

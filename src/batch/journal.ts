@@ -243,11 +243,9 @@ export class Journal {
   error: Error | undefined;
   /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
   onError: ((error: Error) => void) | undefined;
-  /** What the earlier run recorded, when this one carries it on. */
-  readonly #earlier: Loaded | undefined;
+  readonly #earlier: Loaded | undefined; // What the earlier run recorded, when this one carries it on.
   #fd: number | undefined;
-  /** Outcome records not yet written; they go out with the next "s" or within a second. */
-  #pending = '';
+  #pending = ''; // Outcome records not yet written; they go out with the next "s" or within a second.
   #dirty = false;
   readonly #timer = setInterval(() => this.sync(), 1000).unref();
   #flushScheduled = false;

@@ -202,54 +202,39 @@ export class Pace {
   #rotaTurn = { at: NaN, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
   #value: number;
   #slowStart = true;
-  /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
-  #baseRtt = Infinity;
-  /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
-  #windowMs = -1;
+  #baseRtt = Infinity; // The fastest round trip (mean over a window of accepted answers) seen: the service unloaded.
+  #windowMs = -1; // The last window's mean round trip: how long a window lasts (the first lasts the first answer's).
   #lastAccepted: number;
-  /** When the current run of push-backs with nothing accepted began (-1: none). */
-  #refusingSince = -1;
+  #refusingSince = -1; // When the current run of push-backs with nothing accepted began (-1: none).
   #win = { held: false, lo: 0, hi: 0, mark: 0 }; // held; the last run's last push-back (lo), the answer ending it (hi); let go under mark (#windowEnded)
   #lastPushBack = -Infinity;
   #used = 0; // the most in flight at once in this round trip
-  /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
-  #cutAt = -Infinity;
+  #cutAt = -Infinity; // When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut.
   #stalledAt = -Infinity;
-  /** What the last cut was for, and how many requests sent since were accepted. */
-  #cutBy: 'push-back' | 'time-out' | undefined;
+  #cutBy: 'push-back' | 'time-out' | undefined; // What the last cut was for, and how many requests sent since were accepted.
   #acceptedSinceCut = 0;
   #pauseEnd = -Infinity; // When the last pause ended (or ends).
   #nextStart = 0; // Under one at a time: the next start allowed (see gapMs).
-  /** No start before this (0: none), and when it was last set (see #jitter). */
-  #holdUntil = 0;
+  #holdUntil = 0; // No start before this (0: none), and when it was last set (see #jitter).
   #jitteredAt = -Infinity;
-  /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
-  #spacingMs = 0;
+  #spacingMs = 0; // Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9).
   #paced = false;
   /** Two starts within 2 ms both accepted: no strict limit; for the rota, thrice (once: send times whole-ms round trips misread, audit19). */
   #burstsTaken = 0;
-  /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
-  #startsInARow = 0;
+  #startsInARow = 0; // Starts since the last answer, and whether two ever went out with no answer between them (a burst).
   #sentInBursts = false;
-  /** Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate). */
-  #rateGapMs = 0;
-  /** Time since the spacing held as a rate last narrowed, ms, and narrowings in a row. */
-  #rateMs = 0;
+  #rateGapMs = 0; // Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate).
+  #rateMs = 0; // Time since the spacing held as a rate last narrowed, ms, and narrowings in a row.
   #rateNarrowings = 0;
   /** Refused at two after one a round trip got in: the spacing last refused, held as a rate under the round trip (0: not; item 51). */
   #tripGapMs = 0;
   #narrowings = 0; // Narrowings of the gap since the last push-back at one at a time.
-  /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
-  #narrowedFrom = 0;
+  #narrowedFrom = 0; // The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then.
   #narrowedAt = 0;
-  /** The gap at the last push-back at one at a time, if early (item 22; 0: not early). */
-  #ownGap = 0;
-  /** How many answers had been accepted at the last push-back at one at a time. */
-  #acceptedAtRefusal = -1;
-  /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
-  #ownRuns = 0;
-  /** When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22). */
-  #acceptedSent = -Infinity;
+  #ownGap = 0; // The gap at the last push-back at one at a time, if early (item 22; 0: not early).
+  #acceptedAtRefusal = -1; // How many answers had been accepted at the last push-back at one at a time.
+  #ownRuns = 0; // Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18).
+  #acceptedSent = -Infinity; // When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22).
   readonly #spacings = new Float64Array(SPACINGS).fill(Infinity);
   /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
   readonly #relay: Tally = [0, 0, 0];
@@ -264,21 +249,15 @@ export class Pace {
   #aloneAt = -Infinity;
   /** The round trip its gap was set from, its own limit not seen to refuse it since (0: none): the gap follows it down (item 41). */
   #gapRtt = 0;
-  /** Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57). */
-  #followed = false;
-  /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
-  #crowded = false;
+  #followed = false; // Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57).
+  #crowded = false; // Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit.
   #refusedInARow = 0; // Push-backs at one at a time with nothing accepted between them.
-  /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
-  #acceptedEvery = 0;
-  /** The limit at which the service last pushed back (0 before any push-back). */
-  #ceiling = 0;
-  /** Cuts to one at a time from two or three since the last restart. */
-  #cutsToOne = 0;
+  #acceptedEvery = 0; // The time between the last two accepted answers: a service that takes one a second is not down after 100 ms.
+  #ceiling = 0; // The limit at which the service last pushed back (0 before any push-back).
+  #cutsToOne = 0; // Cuts to one at a time from two or three since the last restart.
   #held = 0; // Round trips held at one under the ceiling since the last cut or probe.
   #heldAnswers = 0; // Answers accepted in those round trips.
-  /** When the last accepted answers came (a ring): what the service took is counted from it. */
-  readonly #acceptedAt: Float64Array;
+  readonly #acceptedAt: Float64Array; // When the last accepted answers came (a ring): what the service took is counted from it.
   #acceptedCount = 0;
   /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
   #slowBefore = 0;
@@ -299,17 +278,12 @@ export class Pace {
   readonly #recentPace = new Float64Array(TOLERANCE_ANSWERS);
   #recentPaceSum = 0;
   #recentCount = 0;
-  /** A descent (see #judgeDescent), from the first cut after a calm spell. */
-  #descent: Descent | undefined;
+  #descent: Descent | undefined; // A descent (see #judgeDescent), from the first cut after a calm spell.
   #pushedInARow = 0; // Push-backs since the last accepted answer.
-  /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
-  #noise = 0;
-  /** Per limit: the answers to requests sent at it (see Tally). */
-  readonly #level: Tally[];
-  /** The pace the last answer was counted with under its limit (0: it was not counted). */
-  #counted = 0;
-  /** When the answers counted under every limit were last halved. */
-  #agedAt: number;
+  #noise = 0; // The share of requests the service refuses at random, whatever the pace (0: none seen).
+  readonly #level: Tally[]; // Per limit: the answers to requests sent at it (see Tally).
+  #counted = 0; // The pace the last answer was counted with under its limit (0: it was not counted).
+  #agedAt: number; // When the answers counted under every limit were last halved.
   /** When the limit changed, and to what (a ring of CHANGES). */
   readonly #changedAt = new Float64Array(CHANGES);
   readonly #changedTo = new Uint16Array(CHANGES);

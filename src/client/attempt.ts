@@ -54,20 +54,16 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
   #headers = NO_HEADERS;
-  /** The body kept (decoded, for a compressed answer), and its size. */
-  #first: Buffer | undefined;
+  #first: Buffer | undefined; // The body kept (decoded, for a compressed answer), and its size.
   #more: Buffer[] | undefined;
   #size = 0;
   #truncated = false;
   #timedOut = false;
   #interrupted = false;
   #sent = false;
-  /** The body has been read as far as it will be (the answer may still be decoding). */
-  #bodyEnded = false;
-  /** The bytes of the body read (before decoding), held to MAX_BODY_BYTES. */
-  #read = 0;
-  /** For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come. */
-  #coding: Coding | undefined;
+  #bodyEnded = false; // The body has been read as far as it will be (the answer may still be decoding).
+  #read = 0; // The bytes of the body read (before decoding), held to MAX_BODY_BYTES.
+  #coding: Coding | undefined; // For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come.
   #decoder: Transform | undefined;
 
   /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */

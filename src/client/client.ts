@@ -97,8 +97,7 @@ export class TriggerClient {
   readonly #apiKey: string;
   readonly #options: ClientOptions;
   #dispatcher: Dispatcher | undefined;
-  /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
-  #proxy: ProxyChoice | undefined;
+  #proxy: ProxyChoice | undefined; // The proxy the dispatcher goes through, if any: its failures are named as the proxy's.
   readonly #deadlines = new Deadlines();
   /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
   readonly #waits = new Map<() => void, AbortSignal[]>();
@@ -111,10 +110,8 @@ export class TriggerClient {
   readonly #wake = () => {
     for (const [stop, signals] of this.#waits) if (signals.some((s) => s.aborted)) stop();
   };
-  /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
-  readonly #headerList: string[];
-  /** Masks the key in server text; made when an answer first needs it. */
-  #mask: Redactor | undefined;
+  readonly #headerList: string[]; // The same headers for every request, names and values in turn, as undici takes them with the least work.
+  #mask: Redactor | undefined; // Masks the key in server text; made when an answer first needs it.
 
   constructor(options: ClientOptions) {
     if (typeof options.baseUrl === 'string') {
