@@ -5545,20 +5545,20 @@ var init_attempt = __esm({
       #controller;
       #status = 0;
       #headers = NO_HEADERS;
-      /** The body kept (decoded, for a compressed answer), and its size. */
       #first;
+      // The body kept (decoded, for a compressed answer), and its size.
       #more;
       #size = 0;
       #truncated = false;
       #timedOut = false;
       #interrupted = false;
       #sent = false;
-      /** The body has been read as far as it will be (the answer may still be decoding). */
       #bodyEnded = false;
-      /** The bytes of the body read (before decoding), held to MAX_BODY_BYTES. */
+      // The body has been read as far as it will be (the answer may still be decoding).
       #read = 0;
-      /** For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come. */
+      // The bytes of the body read (before decoding), held to MAX_BODY_BYTES.
       #coding;
+      // For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come.
       #decoder;
       /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
       constructor(timeoutMs, deadlines, signal, started = monotonicMs(), proxy) {
@@ -32465,8 +32465,8 @@ var init_client = __esm({
       #apiKey;
       #options;
       #dispatcher;
-      /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
       #proxy;
+      // The proxy the dispatcher goes through, if any: its failures are named as the proxy's.
       #deadlines = new Deadlines();
       /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
       #waits = /* @__PURE__ */ new Map();
@@ -32479,10 +32479,10 @@ var init_client = __esm({
       #wake = () => {
         for (const [stop, signals2] of this.#waits) if (signals2.some((s) => s.aborted)) stop();
       };
-      /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
       #headerList;
-      /** Masks the key in server text; made when an answer first needs it. */
+      // The same headers for every request, names and values in turn, as undici takes them with the least work.
       #mask;
+      // Masks the key in server text; made when an answer first needs it.
       constructor(options) {
         if (typeof options.baseUrl === "string") {
           this.baseUrl = parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true });
@@ -37237,8 +37237,8 @@ var init_lines = __esm({
     lineOne = new TextDecoder("utf-8", { fatal: true });
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
     PartialLine = class {
-      /** Its bytes so far; once it is known to be too long, its start only, for the failed file. */
       #pending = [];
+      // Its bytes so far; once it is known to be too long, its start only, for the failed file.
       /** Its length so far (0: no line is open). */
       bytes = 0;
       hold(bytes) {
@@ -37631,15 +37631,15 @@ var init_failed = __esm({
       notKept = 0;
       /** The write error, once there was one; nothing more is written after it. */
       error;
-      /** The separator of the failed file's format (none: NDJSON). */
       #separator;
+      // The separator of the failed file's format (none: NDJSON).
       #header;
-      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
       #target;
+      // Where the rows are written: a temporary file beside `path`, or `path` itself.
       /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
       inPlace;
-      /** Open once there is a row to keep (or at once, unless lazy). */
       #fd;
+      // Open once there is a row to keep (or at once, unless lazy).
       #buffer = "";
       #bufferedRows = 0;
       #headerDone = false;
@@ -37685,13 +37685,12 @@ var init_failed = __esm({
       /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
       #normalizedLine(row, reason2) {
         const { record } = row;
-        const text = record.format === "csv" ? record.raw ?? csvLine(record.fields).trimEnd() : record.raw.trimEnd();
+        const text = () => record.format === "csv" ? record.raw ?? csvLine(record.fields).trimEnd() : record.raw.trimEnd();
         const unreadable = record.format === "csv" ? record.raw !== void 0 : !record.object;
         const columns = [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
-        const raw = unreadable || (!row.triggerId || !row.userId) && text !== csvLine(columns).trimEnd() ? text : void 0;
-        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
+        const kept = unreadable || (!row.triggerId || !row.userId) && text() !== csvLine(columns).trimEnd();
         const file = this.#normalized.file ? [row.file ?? ""] : [];
-        return csvLine([...columns, ...file, error2]);
+        return csvLine([...columns, ...file, `line ${row.line}: ${reason2}${kept ? ` (as read: ${text()})` : ""}`]);
       }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
       #writeHeader() {
@@ -42529,11 +42528,11 @@ var init_journal = __esm({
       error;
       /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
       onError;
-      /** What the earlier run recorded, when this one carries it on. */
       #earlier;
+      // What the earlier run recorded, when this one carries it on.
       #fd;
-      /** Outcome records not yet written; they go out with the next "s" or within a second. */
       #pending = "";
+      // Outcome records not yet written; they go out with the next "s" or within a second.
       #dirty = false;
       #timer = setInterval(() => this.sync(), 1e3).unref();
       #flushScheduled = false;
@@ -42888,8 +42887,8 @@ var init_recorder = __esm({
       /** Failures shown on stderr one by one. */
       shownFailures = 0;
       #o;
-      /** Failures in a row that every row would share (see #breaker). */
       #streak = 0;
+      // Failures in a row that every row would share (see #breaker).
       #stdout;
       /** Lines of the rows sent in this run (and not yet settled): only their outcomes are new to the journal. */
       #sent = /* @__PURE__ */ new Set();
@@ -43400,59 +43399,59 @@ var init_pace = __esm({
       #rotaTurn = { at: NaN, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
       #value;
       #slowStart = true;
-      /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
       #baseRtt = Infinity;
-      /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
+      // The fastest round trip (mean over a window of accepted answers) seen: the service unloaded.
       #windowMs = -1;
+      // The last window's mean round trip: how long a window lasts (the first lasts the first answer's).
       #lastAccepted;
-      /** When the current run of push-backs with nothing accepted began (-1: none). */
       #refusingSince = -1;
+      // When the current run of push-backs with nothing accepted began (-1: none).
       #win = { held: false, lo: 0, hi: 0, mark: 0 };
       // held; the last run's last push-back (lo), the answer ending it (hi); let go under mark (#windowEnded)
       #lastPushBack = -Infinity;
       #used = 0;
       // the most in flight at once in this round trip
-      /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
       #cutAt = -Infinity;
+      // When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut.
       #stalledAt = -Infinity;
-      /** What the last cut was for, and how many requests sent since were accepted. */
       #cutBy;
+      // What the last cut was for, and how many requests sent since were accepted.
       #acceptedSinceCut = 0;
       #pauseEnd = -Infinity;
       // When the last pause ended (or ends).
       #nextStart = 0;
       // Under one at a time: the next start allowed (see gapMs).
-      /** No start before this (0: none), and when it was last set (see #jitter). */
       #holdUntil = 0;
+      // No start before this (0: none), and when it was last set (see #jitter).
       #jitteredAt = -Infinity;
-      /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
       #spacingMs = 0;
+      // Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9).
       #paced = false;
       /** Two starts within 2 ms both accepted: no strict limit; for the rota, thrice (once: send times whole-ms round trips misread, audit19). */
       #burstsTaken = 0;
-      /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
       #startsInARow = 0;
+      // Starts since the last answer, and whether two ever went out with no answer between them (a burst).
       #sentInBursts = false;
-      /** Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate). */
       #rateGapMs = 0;
-      /** Time since the spacing held as a rate last narrowed, ms, and narrowings in a row. */
+      // Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate).
       #rateMs = 0;
+      // Time since the spacing held as a rate last narrowed, ms, and narrowings in a row.
       #rateNarrowings = 0;
       /** Refused at two after one a round trip got in: the spacing last refused, held as a rate under the round trip (0: not; item 51). */
       #tripGapMs = 0;
       #narrowings = 0;
       // Narrowings of the gap since the last push-back at one at a time.
-      /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
       #narrowedFrom = 0;
+      // The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then.
       #narrowedAt = 0;
-      /** The gap at the last push-back at one at a time, if early (item 22; 0: not early). */
       #ownGap = 0;
-      /** How many answers had been accepted at the last push-back at one at a time. */
+      // The gap at the last push-back at one at a time, if early (item 22; 0: not early).
       #acceptedAtRefusal = -1;
-      /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
+      // How many answers had been accepted at the last push-back at one at a time.
       #ownRuns = 0;
-      /** When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22). */
+      // Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18).
       #acceptedSent = -Infinity;
+      // When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22).
       #spacings = new Float64Array(SPACINGS).fill(Infinity);
       /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
       #relay = [0, 0, 0];
@@ -43467,24 +43466,24 @@ var init_pace = __esm({
       #aloneAt = -Infinity;
       /** The round trip its gap was set from, its own limit not seen to refuse it since (0: none): the gap follows it down (item 41). */
       #gapRtt = 0;
-      /** Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57). */
       #followed = false;
-      /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
+      // Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57).
       #crowded = false;
+      // Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit.
       #refusedInARow = 0;
       // Push-backs at one at a time with nothing accepted between them.
-      /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
       #acceptedEvery = 0;
-      /** The limit at which the service last pushed back (0 before any push-back). */
+      // The time between the last two accepted answers: a service that takes one a second is not down after 100 ms.
       #ceiling = 0;
-      /** Cuts to one at a time from two or three since the last restart. */
+      // The limit at which the service last pushed back (0 before any push-back).
       #cutsToOne = 0;
+      // Cuts to one at a time from two or three since the last restart.
       #held = 0;
       // Round trips held at one under the ceiling since the last cut or probe.
       #heldAnswers = 0;
       // Answers accepted in those round trips.
-      /** When the last accepted answers came (a ring): what the service took is counted from it. */
       #acceptedAt;
+      // When the last accepted answers came (a ring): what the service took is counted from it.
       #acceptedCount = 0;
       /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
       #slowBefore = 0;
@@ -43508,18 +43507,18 @@ var init_pace = __esm({
       #recentPace = new Float64Array(TOLERANCE_ANSWERS);
       #recentPaceSum = 0;
       #recentCount = 0;
-      /** A descent (see #judgeDescent), from the first cut after a calm spell. */
       #descent;
+      // A descent (see #judgeDescent), from the first cut after a calm spell.
       #pushedInARow = 0;
       // Push-backs since the last accepted answer.
-      /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
       #noise = 0;
-      /** Per limit: the answers to requests sent at it (see Tally). */
+      // The share of requests the service refuses at random, whatever the pace (0: none seen).
       #level;
-      /** The pace the last answer was counted with under its limit (0: it was not counted). */
+      // Per limit: the answers to requests sent at it (see Tally).
       #counted = 0;
-      /** When the answers counted under every limit were last halved. */
+      // The pace the last answer was counted with under its limit (0: it was not counted).
       #agedAt;
+      // When the answers counted under every limit were last halved.
       /** When the limit changed, and to what (a ring of CHANGES). */
       #changedAt = new Float64Array(CHANGES);
       #changedTo = new Uint16Array(CHANGES);
