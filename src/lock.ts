@@ -83,8 +83,7 @@ type Rules = { unnamed: 'held' | 'stale'; mode: number };
 const SETTINGS: Rules = { unnamed: 'held', mode: 0o600 };
 const BATCH: Rules = { unnamed: 'stale', mode: 0o644 };
 
-/** A lock file is small and regular: anything else (a folder, a link, a FIFO) is not read, only waited for. */
-const MAX_LOCK_BYTES = 4096;
+const MAX_LOCK_BYTES = 4096; // A lock file is small and regular: anything else (a folder, a link, a FIFO) is not read, only waited for.
 
 /** The locks this process holds now: our own pid in any other is a process that ended (pids repeat). */
 const held = new Set<string>();

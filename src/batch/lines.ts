@@ -9,8 +9,7 @@ import { UsageError } from '../errors.js';
 
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-/** How much of an over-long line is kept, for the failed file and the message. */
-const KEPT_OF_LONG_LINE = 1024;
+const KEPT_OF_LONG_LINE = 1024; // How much of an over-long line is kept, for the failed file and the message.
 
 /**
  * Input is handed on 4 KiB at a time (about 190 rows of a typical CSV). A pipe delivers 64 KiB and a

@@ -43,14 +43,11 @@ export interface PaceOptions {
 
 // The numbers below, and what each was measured against, are in docs/pace.md.
 
-/** The shortest round trip the pace reckons with, ms (the client's are whole milliseconds). */
-const MIN_RTT_MS = 1;
+const MIN_RTT_MS = 1; // The shortest round trip the pace reckons with, ms (the client's are whole milliseconds).
 /** The longest Retry-After a batch waits for; beyond it, it stops and keeps the rest. */
 export const MAX_PAUSE_MS = 60_000;
-/** Slow start goes on while a round trip is within this factor of the base. */
-const SLOW_START_TOLERANCE = 1.25;
-/** Round trips within this many ms of the base are the same: on loopback, the client's own scheduling. */
-const NOISE_MS = 2;
+const SLOW_START_TOLERANCE = 1.25; // Slow start goes on while a round trip is within this factor of the base.
+const NOISE_MS = 2; // Round trips within this many ms of the base are the same: on loopback, the client's own scheduling.
 /**
  * After slow start: grow while the round trip is within 10% of the base, shrink by a tenth when it
  * is over 50% above it, hold in between. A ratio, not Vegas's queue in requests: on a shared
@@ -59,10 +56,8 @@ const NOISE_MS = 2;
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
-/** Paced, a round trip with no push-back grows the limit by one up to this multiple of the base. */
-const PACED_GROW_BELOW = 2;
-/** Push-backs tolerated within the last TOLERANCE_ANSWERS answers (more: a full service; fewer: random). */
-const TOLERATED_PUSH_BACKS = 2;
+const PACED_GROW_BELOW = 2; // Paced, a round trip with no push-back grows the limit by one up to this multiple of the base.
+const TOLERATED_PUSH_BACKS = 2; // Push-backs tolerated within the last TOLERANCE_ANSWERS answers (more: a full service; fewer: random).
 const TOLERANCE_ANSWERS = 100;
 /**
  * Random refusals are told from a limit by the share accepted at a lower and a higher pace (under
@@ -72,40 +67,27 @@ const TOLERANCE_ANSWERS = 100;
 const NOISE_ANSWERS = 20;
 const DESCENT_ANSWERS = 10;
 const MIN_NOISE = 0.02;
-/** A service that refuses more than this at a lower pace is taken for a full one, whatever it does higher. */
-const MAX_NOISE = 0.25;
-/** A descent tolerates up to this share, judged once the pace came down to half or less. */
-const MAX_DESCENT_NOISE = 0.9;
+const MAX_NOISE = 0.25; // A service that refuses more than this at a lower pace is taken for a full one, whatever it does higher.
+const MAX_DESCENT_NOISE = 0.9; // A descent tolerates up to this share, judged once the pace came down to half or less.
 const MAX_DESCENT_RATIO = 0.5;
-/** Whatever the share found, more than this share of the last answers pushed back is never tolerated (item 16). */
-const MAX_TOLERATED = 0.8;
+const MAX_TOLERATED = 0.8; // Whatever the share found, more than this share of the last answers pushed back is never tolerated (item 16).
 /** From two at once, a push-back cuts to one at a time only when this share of the answers at two pushed back. */
 const TWO_AT_ONCE_SHARE = 0.2;
-/** The pace now is the limits from this fraction of the one a request was sent at, up to it. */
-const NOISE_BAND = 0.8;
-/** The lower pace must be at most this fraction of the higher for a verdict. */
-const MAX_PACE_RATIO = 0.8;
-/** Answers remembered per limit (beyond, the older half is forgotten), halved every LEVEL_HALF_LIFE_MS. */
-const LEVEL_MEMORY = 400;
+const NOISE_BAND = 0.8; // The pace now is the limits from this fraction of the one a request was sent at, up to it.
+const MAX_PACE_RATIO = 0.8; // The lower pace must be at most this fraction of the higher for a verdict.
+const LEVEL_MEMORY = 400; // Answers remembered per limit (beyond, the older half is forgotten), halved every LEVEL_HALF_LIFE_MS.
 const LEVEL_HALF_LIFE_MS = 1_500;
-/** Limit changes remembered, to tell at which limit an answer's request was sent. */
-const CHANGES = 64;
-/** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
-const CEILING_MS = 3_000;
+const CHANGES = 64; // Limit changes remembered, to tell at which limit an answer's request was sent.
+const CEILING_MS = 3_000; // How long after a push-back its ceiling is remembered (then the limit grows by its square root again).
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts); a window's, a second, 8 up, edges 6 ms. */
 const [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS] = [2, 1_000, 8, 6];
-/** Round trips, and answers accepted, at one under the ceiling before probing one above it. */
-const HOLD_ROUND_TRIPS = 2;
+const HOLD_ROUND_TRIPS = 2; // Round trips, and answers accepted, at one under the ceiling before probing one above it.
 const HOLD_ANSWERS = 100;
-/** At one at a time, push-backs with Retry-After pause every sender after this long with nothing accepted. */
-const QUIET_MS = 100;
-/** ...unless the share refused before the run makes a run that long at least this likely (item 15). */
-const LIKELY_RUN = 0.001;
-/** Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it. */
-const GAP_WIDEN = 1.1;
+const QUIET_MS = 100; // At one at a time, push-backs with Retry-After pause every sender after this long with nothing accepted.
+const LIKELY_RUN = 0.001; // ...unless the share refused before the run makes a run that long at least this likely (item 15).
+const GAP_WIDEN = 1.1; // Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it.
 const GAP_NARROW_BY = 0.05;
-/** The gap narrows every NARROW_EVERY_MS worth of accepted answers (at least 8, at most HOLD_ANSWERS). */
-const NARROW_EVERY_MS = 2_000;
+const NARROW_EVERY_MS = 2_000; // The gap narrows every NARROW_EVERY_MS worth of accepted answers (at least 8, at most HOLD_ANSWERS).
 const NARROW_MIN_ANSWERS = 8;
 /**
  * Paced, one at a time, from RELAY_MIN_RTT_MS away (item 18, the relay): refused, unless alone, the next start is a
@@ -121,19 +103,13 @@ const PROBES_IN = 8;
 const SLOTS_SEEN = 3;
 const SLOTS_NOISE = 0.05;
 const ROOM_EVERY = 15;
-/** Accepted starts' spacings remembered to tell a sender's own limit from others' slots (item 22). */
-const SPACINGS = 8;
-/** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
-const NARROWINGS_BEFORE_FASTER = 3;
-/** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
-const MAX_GAP_MS = 2_000;
-/** Accepted after this many push-backs in a row at one at a time, over this long: it was down, not slow. */
-const OUTAGE_REFUSALS = 5;
+const SPACINGS = 8; // Accepted starts' spacings remembered to tell a sender's own limit from others' slots (item 22).
+const NARROWINGS_BEFORE_FASTER = 3; // After this many narrowings in a row without a push-back, each narrows twice as much (up to half).
+const MAX_GAP_MS = 2_000; // The widest gap between starts: a service that accepts nothing for long is stopped by stallMs.
+const OUTAGE_REFUSALS = 5; // Accepted after this many push-backs in a row at one at a time, over this long: it was down, not slow.
 const OUTAGE_MS = 1_500;
-/** How far paced starts may fall behind their schedule (see take). */
-const PACE_SLACK_MS = 2;
-/** Paced, the starts go at this much more than the limit over the round trip; in slow start, at twice it. */
-const PACE_GAIN = 1.1;
+const PACE_SLACK_MS = 2; // How far paced starts may fall behind their schedule (see take).
+const PACE_GAIN = 1.1; // Paced, the starts go at this much more than the limit over the round trip; in slow start, at twice it.
 const SLOW_START_GAIN = 2;
 /**
  * Paced and pushed back, the spacing widens by RATE_WIDEN; it narrows every RATE_NARROW_MS without
@@ -144,16 +120,14 @@ const SLOW_START_GAIN = 2;
 const RATE_WIDEN = 1.05;
 const RATE_NARROW = 0.01;
 const RATE_NARROW_MS = 300;
-/** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
-const RATE_HOLDS_BELOW = 10;
+const RATE_HOLDS_BELOW = 10; // Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it.
 /** A rebase on a service slower for everyone is tried again this often (from it, and on the clock), by fewer in flight for two windows (46). */
 const PROBE_EVERY_MS = 10_000;
 /** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
 const INCREASE = 45 / 1e6;
 const DECREASE = 0.75;
 const AIMD_MS = 10_000;
-/** After a push-back with Retry-After, the next start waits up to this many spacings, at random (see #jitter). */
-const JITTER = 2;
+const JITTER = 2; // After a push-back with Retry-After, the next start waits up to this many spacings, at random (see #jitter).
 // Refused with a Retry-After at one at a time, then accepted, it shares the limit (item 27): its turn ends after TURN
 // accepted answers, and a run of refusals is the others' turns, as likely as at SHARED_SHARE refused.
 const TURN = 40;
@@ -161,16 +135,12 @@ const SHARED_SHARE = 0.9;
 /** Shards on a strict rate take turns of ROTA_MS on the wall clock (see #rotaWait); ROTA_PROBES in a row in another's: it is gone. */
 const ROTA_MS = 2_000;
 const ROTA_PROBES = 5;
-/** Up to this many shards: more take turns too seldom, and find idle turns too slowly, to gain over sharing at once. */
-const ROTA_MOST = 4;
-/** A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed. */
-const ROTA_SEEN = 2;
+const ROTA_MOST = 4; // Up to this many shards: more take turns too seldom, and find idle turns too slowly, to gain over sharing at once.
+const ROTA_SEEN = 2; // A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed.
 /** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
 const ROTA_SLOWER = 1.1;
-/** Clocks apart by up to this much (ms) make turns overlap at their edges: push-backs there are not its limit's. */
-const ROTA_EDGE_MS = 50;
-/** Answers accepted, and pushed back, before the rota tells a rate from slots held at once. */
-const RATE_ANSWERS = 10;
+const ROTA_EDGE_MS = 50; // Clocks apart by up to this much (ms) make turns overlap at their edges: push-backs there are not its limit's.
+const RATE_ANSWERS = 10; // Answers accepted, and pushed back, before the rota tells a rate from slots held at once.
 
 export class Pace {
   readonly max: number;

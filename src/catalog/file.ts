@@ -13,11 +13,9 @@ import { printable, shellQuote } from '../output/render.js';
 import { writableByOwnerOnly } from '../startup.js';
 import type { CatalogSource } from './find.js';
 
-/** The largest catalog read: far above any team's triggers, far below what a string can hold. */
-const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+const MAX_CATALOG_BYTES = 16 * 1024 * 1024; // The largest catalog read: far above any team's triggers, far below what a string can hold.
 
-/** Links followed from the file found, as the kernel's own limit for a path (ELOOP). */
-const MAX_LINKS = 40;
+const MAX_LINKS = 40; // Links followed from the file found, as the kernel's own limit for a path (ELOOP).
 
 export interface ReadCatalogOptions {
   /** How the file was found; only a file the search found is checked for its owner. Default: found. */

@@ -75,8 +75,7 @@ function lineFinder(text: string): (offset: number) => number {
   };
 }
 
-/** Searches from the start of the text for keys not found after the last one, at most this many times. */
-const MAX_KEY_RESCANS = 64;
+const MAX_KEY_RESCANS = 64; // Searches from the start of the text for keys not found after the last one, at most this many times.
 
 /**
  * The line where a key is written, for messages that point at it. Keys are looked for in the order
@@ -188,8 +187,7 @@ function entryProblems(key: string, entry: unknown, at: (message: string) => voi
   }
 }
 
-/** A JSON string (passed over) or a number, in catalog text. */
-const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g; // A JSON string (passed over) or a number, in catalog text.
 
 /**
  * Bounds written as numbers too small for a double (1e-400, 0. and 400 zeros and a 1): JSON.parse
@@ -270,10 +268,8 @@ export interface LoadOptions extends Omit<ReadCatalogOptions, 'source'> {
   checkedRecord?: string | undefined;
 }
 
-/** The record of catalogs checked holds 16 short lines; anything much larger is not one of ours. */
-const MAX_RECORD_BYTES = 64 * 1024;
-/** Catalogs remembered as usable, at most this many (the last ones checked). */
-const MAX_REMEMBERED = 16;
+const MAX_RECORD_BYTES = 64 * 1024; // The record of catalogs checked holds 16 short lines; anything much larger is not one of ours.
+const MAX_REMEMBERED = 16; // Catalogs remembered as usable, at most this many (the last ones checked).
 /** A catalog changed less than this long before its check is not remembered (a coarse clock could hide a second change). */
 const SETTLED_MS = 2000;
 

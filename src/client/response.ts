@@ -65,8 +65,7 @@ function markupText(html: string): string {
     .trim();
 }
 
-/** How much of a page is looked at: its words come early, and the time spent stays small. */
-const HTML_READ = 64 * 1024;
+const HTML_READ = 64 * 1024; // How much of a page is looked at: its words come early, and the time spent stays small.
 
 /**
  * An HTML page's words: its title, then the text of its body (scripts, styles and comments left out,
