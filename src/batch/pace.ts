@@ -248,7 +248,9 @@ export class Pace {
   readonly #recentPace = new Float64Array(TOLERANCE_ANSWERS);
   #recentPaceSum = 0;
   #recentCount = 0;
-  #descent: Descent | undefined; // A descent (see #judgeDescent), from the first cut after a calm spell.
+  // A descent (see #judgeDescent), from the first cut after a calm spell: when it began, the answers before it (from the ring),
+  // the limit and slow start then, and the answers to requests sent since.
+  #descent: { start: number; before: Tally; value: number; slowStart: boolean; since: Tally } | undefined;
   #pushedInARow = 0; // Push-backs since the last accepted answer.
   #noise = 0; // The share of requests the service refuses at random, whatever the pace (0: none seen).
   readonly #level: Tally[]; // Per limit: the answers to requests sent at it (see Tally).
@@ -269,22 +271,7 @@ export class Pace {
     this.#stallMs = options.stallMs ?? 30_000;
     this.#sharedOption = options.shared ?? false;
     const rota = options.rota;
-    this.#rota =
-      rota && rota.count > 1 && rota.count <= ROTA_MOST
-        ? {
-            ...rota,
-            clock: rota.clock ?? options.now,
-            seen: new Float64Array(rota.count),
-            ownAt: -1,
-            ownIn: 0,
-            ownSpacing: 0,
-            fits: undefined,
-            rtts: [0, Infinity, 0, Infinity],
-            got: [],
-            wide: [0, 0],
-            random: false,
-          }
-        : undefined;
+    this.#rota = rota && rota.count > 1 && rota.count <= ROTA_MOST ? newRota(rota, options.now) : undefined;
     this.#windowStart = this.#lastAccepted = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
@@ -1133,39 +1120,29 @@ export class Pace {
 }
 
 /** Shards' turns (see #rotaWait): where this one is, who was seen, its own turns' pace, whether the limit is a rate. */
-interface Rota {
-  index: number;
-  count: number;
-  clock: () => number;
-  /** Per shard: the turn until which it is taken to be there (NaN: gone). */
-  seen: Float64Array;
-  /** Its own last turn, the starts got in there, and the spacing they came to in the turn before. */
-  ownAt: number;
-  ownIn: number;
-  ownSpacing: number;
-  /** Whether the limit is a rate (undefined: not known yet), from answers accepted and pushed back: [count, fastest round trip] each. */
-  fits: boolean | undefined;
-  rtts: [number, number, number, number];
-  /** Its own turns (#ownTurn): spacings it got in at; starts spaced as far as most, and refused; refused at random: off for good. */
-  got: number[];
-  wide: [number, number];
-  random: boolean;
+function newRota({ index, count, clock }: NonNullable<PaceOptions['rota']>, now: () => number) {
+  return {
+    index,
+    count,
+    clock: clock ?? now,
+    seen: new Float64Array(count), // Per shard: the turn until which it is taken to be there (NaN: gone).
+    // Its own last turn, the starts got in there, and the spacing they came to in the turn before.
+    ownAt: -1,
+    ownIn: 0,
+    ownSpacing: 0,
+    // Whether the limit is a rate (undefined: not known yet), from answers accepted and pushed back: [count, fastest round trip] each.
+    fits: undefined as boolean | undefined,
+    rtts: [0, Infinity, 0, Infinity] as [number, number, number, number],
+    // Its own turns (#ownTurn): spacings it got in at; starts spaced as far as most, and refused; refused at random: off for good.
+    got: [] as number[],
+    wide: [0, 0] as [number, number],
+    random: false,
+  };
 }
+type Rota = ReturnType<typeof newRota>;
 
 /** Answers to requests sent at some pace: how many, the push-backs among them, and the sum of their paces (requests a ms). */
 type Tally = [answers: number, refused: number, pace: number];
-
-/**
- * A descent: when it began, the answers before it (from the ring) and the limit and slow start
- * then, and the answers to requests sent since.
- */
-interface Descent {
-  start: number;
-  before: Tally;
-  value: number;
-  slowStart: boolean;
-  since: Tally;
-}
 
 /** a mod n, from 0 to n - 1 for a negative too (a clock before 1970, or a test's). */
 function modulo(a: number, n: number): number {
