@@ -16,10 +16,8 @@ import { ConfigError, UsageError, type TriggerError } from './errors.js';
 interface Holder {
   pid: number;
   host: string;
-  /** Linux: the process's start time in clock ticks since boot, so a reused pid is not taken for it. */
-  start?: string | undefined;
-  /** Linux: the pid namespace, so a pid from another container is not judged here. */
-  pidns?: string | undefined;
+  start?: string | undefined; // Linux: the process's start time in clock ticks since boot, so a reused pid is not taken for it.
+  pidns?: string | undefined; // Linux: the pid namespace, so a pid from another container is not judged here.
   since?: string;
 }
 

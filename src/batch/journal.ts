@@ -61,13 +61,10 @@ const RECORDS: Record<string, number> = { s: UNKNOWN, a: ACCEPTED, f: FAILED, n:
 interface Header {
   journal: string;
   version: number;
-  /** The first input file (every journal has it; one of a single file has nothing else). */
-  input: InputFingerprint;
-  /** Every input file in order, when there are several. */
-  inputs?: InputFingerprint[] | undefined;
+  input: InputFingerprint; // The first input file (every journal has it; one of a single file has nothing else).
+  inputs?: InputFingerprint[] | undefined; // Every input file in order, when there are several.
   format: Format;
-  /** "i/n" with --shard. */
-  shard?: string | undefined;
+  shard?: string | undefined; // "i/n" with --shard.
   /** How rows were read: --columns (as names, JSON) and --trigger; absent in journals from before it (inputs20). */
   read?: { columns?: string | undefined; trigger?: string | undefined };
   /** The trigger catalog the rows were checked against (null: none); absent in journals from before catalogs. */
@@ -171,8 +168,7 @@ function describeLoaded(j: Loaded): string {
 interface JournalOptions extends Pick<Header, 'format' | 'shard' | 'catalog' | 'read'> {
   resume: boolean;
   inputs: InputFingerprint[];
-  /** The command that carries the batch on, for the messages. */
-  resumeCommand: string;
+  resumeCommand: string; // The command that carries the batch on, for the messages.
 }
 
 /** Throws unless this run may carry on the batch `loaded` records: with --resume, and the same input, shard, catalog and format. */
