@@ -292,10 +292,7 @@ export class Journal {
     return undefined;
   }
 
-  /**
-   * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
-   * be written (onError has been told): the row must then not be sent.
-   */
+  /** Records a line about to be sent, with outcomes waiting; false when the journal cannot be written (onError told): not sent then. */
   starting(line: number): boolean {
     this.sentHere = true;
     this.#pending += `s ${line}\n`;

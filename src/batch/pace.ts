@@ -281,10 +281,7 @@ export class Pace {
     this.#changedTo[0] = this.limit;
   }
 
-  /**
-   * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
-   * the Retry-After in ms (negative when none was given).
-   */
+  /** Told of every attempt as it ends: what it came to, its round trip (ms), a push-back's Retry-After (ms; negative: none). */
   answered(answer: Answer, rttMs: number, retryAfterMs = -1): void {
     const now = this.#now();
     this.#startsInARow = 0;
@@ -660,10 +657,7 @@ export class Pace {
     return true;
   }
 
-  /**
-   * Counts an answer (accepted or pushed back) to a request sent at `sent`: in the ring of the last
-   * answers, and under the limit it was sent at. Returns that limit.
-   */
+  /** Counts an answer to a request sent at `sent` in the ring of the last answers and under the limit it was sent at (returned). */
   #count(sent: number, pushedBack: boolean, rttMs: number): number {
     if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) {
       this.#agedAt = sent + rttMs;
@@ -709,10 +703,7 @@ export class Pace {
     return sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
   }
 
-  /**
-   * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
-   * enough to be the service's random refusals (items 2 and 7).
-   */
+  /** Whether the last answers' push-backs (the last sent at `level`) are few enough to be random refusals (items 2 and 7). */
   #tolerated(level: number, sent: number): boolean {
     // In the relay, item 28's way out spent or barred, refused by others' slots (not early, 22) under half item 20's share: shared (35).
     const early = this.#early(sent);

@@ -120,10 +120,7 @@ export function isPlainValid(data: unknown): boolean {
   return catalogProblems(data).length === 0;
 }
 
-/**
- * Checks parsed catalog text. Returns every problem found (for `trigger triggers check`), each with
- * the line it is on where that is known.
- */
+/** Every problem in parsed catalog text (for `trigger triggers check`), each with its line where that is known. */
 export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
   const lineOfKey = keyLines(text);
@@ -273,10 +270,7 @@ const MAX_REMEMBERED = 16; // Catalogs remembered as usable, at most this many (
 /** A catalog changed less than this long before its check is not remembered (a coarse clock could hide a second change). */
 const SETTLED_MS = 2000;
 
-/**
- * The rules a remembered catalog passed: a record made under other rules is not taken (bounds
- * outside a double's range passed before version 2).
- */
+/** The rules a remembered catalog passed: one made under others is not taken (bounds beyond a double's range passed before 2). */
 const RULES_VERSION = 2;
 
 /** Remembers `file` as the last one checked, its earlier place (if any) given up. */

@@ -152,10 +152,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     return decoder;
   }
 
-  /**
-   * A body that cannot be decoded is a malformed answer when its status is 2xx (whether it says
-   * `"success": false` cannot be read); any other status says enough.
-   */
+  /** An undecodable body is a malformed answer under a 2xx (a `"success": false` in it cannot be read); another status says enough. */
   #undecodable(error: DecodeError): void {
     if (this.done) return;
     this.#dropDecoder();
