@@ -146,9 +146,7 @@ export class TriggerClient {
       // Node's default (what undici would read from node:http, which is then not loaded at all).
       maxHeaderSize: 16 * 1024,
     };
-    const { dispatcher, proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env);
-    this.#dispatcher = dispatcher;
-    this.#proxy = proxy;
+    ({ dispatcher: this.#dispatcher, proxy: this.#proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env));
   }
 
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
@@ -218,11 +216,9 @@ export class TriggerClient {
     }
     // The headers as server JSON: the key, and pieces of it, masked in their names and values.
     const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json as AnswerHeaders;
-    if (isRetryableStatus(status) && canRetry && !options.throwPushBack) {
-      if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
-        const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
-        return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
-      }
+    if (isRetryableStatus(status) && canRetry && !options.throwPushBack && (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS)) {
+      const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
+      return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
     }
     const context = {
       triggerId: event.triggerId,
