@@ -115,10 +115,7 @@ function wholeLines(bytes: Uint8Array, line: number, items: Array<string | BadLi
   }
 }
 
-/**
- * Standard input that a signal stopped reading (input.ts): its last line, when the stop cut it short,
- * is dropped and its bytes counted, never read as a shorter line.
- */
+/** Standard input a signal stopped (input.ts): a last line the stop cut short is dropped, its bytes counted, not read as a shorter one. */
 export interface Stopped {
   stopped: boolean;
   dropped?: number;
