@@ -194,11 +194,8 @@ function take(lock: string, text: string, rules: Rules, cannot: (error: unknown)
       throw cannot(error);
     }
     const found = look(lock, rules); // says what it cannot read, never throws
-    if (found.state === 'held') return found.blocked;
-    if (found.state === 'dead') {
-      const blocked = removeStale(lock, found, text, rules);
-      if (blocked) return blocked;
-    }
+    const blocked = found.state === 'held' ? found.blocked : found.state === 'dead' ? removeStale(lock, found, text, rules) : undefined;
+    if (blocked) return blocked;
   }
   return { why: `its lock ${lock} was taken by others each time it was free`, hint: 'try again' };
 }

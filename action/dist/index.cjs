@@ -5634,10 +5634,7 @@ var init_attempt = __esm({
         decoder4.on("error", (error2) => this.#undecodable(new DecodeError(coding, error2)));
         return decoder4;
       }
-      /**
-       * A body that cannot be decoded is a malformed answer when its status is 2xx (whether it says
-       * `"success": false` cannot be read); any other status says enough.
-       */
+      /** An undecodable body is a malformed answer under a 2xx (a `"success": false` in it cannot be read); another status says enough. */
       #undecodable(error2) {
         if (this.done) return;
         this.#dropDecoder();
@@ -32514,9 +32511,7 @@ var init_client = __esm({
           // Node's default (what undici would read from node:http, which is then not loaded at all).
           maxHeaderSize: 16 * 1024
         };
-        const { dispatcher, proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env);
-        this.#dispatcher = dispatcher;
-        this.#proxy = proxy;
+        ({ dispatcher: this.#dispatcher, proxy: this.#proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env));
       }
       /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
       async fire(input2, options = {}) {
@@ -32576,11 +32571,9 @@ var init_client = __esm({
           };
         }
         const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json;
-        if (isRetryableStatus(status2) && canRetry && !options.throwPushBack) {
-          if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
-            const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
-            return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
-          }
+        if (isRetryableStatus(status2) && canRetry && !options.throwPushBack && (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS)) {
+          const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
+          return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
         }
         const context = {
           triggerId: event.triggerId,
@@ -36024,11 +36017,8 @@ function take(lock, text, rules, cannot2) {
       throw cannot2(error2);
     }
     const found2 = look(lock, rules);
-    if (found2.state === "held") return found2.blocked;
-    if (found2.state === "dead") {
-      const blocked = removeStale(lock, found2, text, rules);
-      if (blocked) return blocked;
-    }
+    const blocked = found2.state === "held" ? found2.blocked : found2.state === "dead" ? removeStale(lock, found2, text, rules) : void 0;
+    if (blocked) return blocked;
   }
   return { why: `its lock ${lock} was taken by others each time it was free`, hint: "try again" };
 }
@@ -42580,10 +42570,7 @@ var init_journal = __esm({
         if (state === UNKNOWN) return { kind: "unknown", reason: UNKNOWN_EARLIER };
         return void 0;
       }
-      /**
-       * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
-       * be written (onError has been told): the row must then not be sent.
-       */
+      /** Records a line about to be sent, with outcomes waiting; false when the journal cannot be written (onError told): not sent then. */
       starting(line) {
         this.sentHere = true;
         this.#pending += `s ${line}
@@ -43258,6 +43245,26 @@ var init_runner = __esm({
 });
 
 // src/batch/pace.ts
+function newRota({ index, count: count2, clock: clock2 }, now) {
+  return {
+    index,
+    count: count2,
+    clock: clock2 ?? now,
+    seen: new Float64Array(count2),
+    // Per shard: the turn until which it is taken to be there (NaN: gone).
+    // Its own last turn, the starts got in there, and the spacing they came to in the turn before.
+    ownAt: -1,
+    ownIn: 0,
+    ownSpacing: 0,
+    // Whether the limit is a rate (undefined: not known yet), from answers accepted and pushed back: [count, fastest round trip] each.
+    fits: void 0,
+    rtts: [0, Infinity, 0, Infinity],
+    // Its own turns (#ownTurn): spacings it got in at; starts spaced as far as most, and refused; refused at random: off for good.
+    got: [],
+    wide: [0, 0],
+    random: false
+  };
+}
 function modulo(a, n) {
   return (a % n + n) % n;
 }
@@ -43507,8 +43514,9 @@ var init_pace = __esm({
       #recentPace = new Float64Array(TOLERANCE_ANSWERS);
       #recentPaceSum = 0;
       #recentCount = 0;
+      // A descent (see #judgeDescent), from the first cut after a calm spell: when it began, the answers before it (from the ring),
+      // the limit and slow start then, and the answers to requests sent since.
       #descent;
-      // A descent (see #judgeDescent), from the first cut after a calm spell.
       #pushedInARow = 0;
       // Push-backs since the last accepted answer.
       #noise = 0;
@@ -43533,19 +43541,7 @@ var init_pace = __esm({
         this.#stallMs = options.stallMs ?? 3e4;
         this.#sharedOption = options.shared ?? false;
         const rota = options.rota;
-        this.#rota = rota && rota.count > 1 && rota.count <= ROTA_MOST ? {
-          ...rota,
-          clock: rota.clock ?? options.now,
-          seen: new Float64Array(rota.count),
-          ownAt: -1,
-          ownIn: 0,
-          ownSpacing: 0,
-          fits: void 0,
-          rtts: [0, Infinity, 0, Infinity],
-          got: [],
-          wide: [0, 0],
-          random: false
-        } : void 0;
+        this.#rota = rota && rota.count > 1 && rota.count <= ROTA_MOST ? newRota(rota, options.now) : void 0;
         this.#windowStart = this.#lastAccepted = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
         this.#level = Array.from({ length: this.max + 1 }, () => [0, 0, 0]);
@@ -43553,10 +43549,7 @@ var init_pace = __esm({
         this.#changedAt[0] = -Infinity;
         this.#changedTo[0] = this.limit;
       }
-      /**
-       * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
-       * the Retry-After in ms (negative when none was given).
-       */
+      /** Told of every attempt as it ends: what it came to, its round trip (ms), a push-back's Retry-After (ms; negative: none). */
       answered(answer, rttMs, retryAfterMs = -1) {
         const now = this.#now();
         this.#startsInARow = 0;
@@ -43854,10 +43847,7 @@ var init_pace = __esm({
         }
         return true;
       }
-      /**
-       * Counts an answer (accepted or pushed back) to a request sent at `sent`: in the ring of the last
-       * answers, and under the limit it was sent at. Returns that limit.
-       */
+      /** Counts an answer to a request sent at `sent` in the ring of the last answers and under the limit it was sent at (returned). */
       #count(sent, pushedBack, rttMs) {
         if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) {
           this.#agedAt = sent + rttMs;
@@ -43896,10 +43886,7 @@ var init_pace = __esm({
       #early(sent) {
         return sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
       }
-      /**
-       * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
-       * enough to be the service's random refusals (items 2 and 7).
-       */
+      /** Whether the last answers' push-backs (the last sent at `level`) are few enough to be random refusals (items 2 and 7). */
       #tolerated(level, sent) {
         const early = this.#early(sent);
         const shared = this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < MAX_NOISE / 2 * this.#recentCount;
