@@ -19,11 +19,13 @@
 // Parquet cut too under a journal (+4); cli21's help and usage words (-2); `trigger version` pointed to --version (+2);
 // batch --dry-run without key or base URL (+2); a JSON array given as NDJSON refused (+8);
 // sigaudit21's four: a rest tested whole first, ./-named rests, unreadable rows sharded by text, one drain wait (+15).
-// No size pass ran (its helper never started).
+// The twenty-first pass's size pass (size21) took 174 out without a change in behaviour: one-line doc comments trailing
+// their fields and constants (-92), doc comments said in one line (-51), the rota's and a descent's types named once
+// (-23), a failed row's text made only where kept, and smaller code in client.ts and lock.ts (-8).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_959;
+const BUDGET = 11_785;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -16,10 +16,8 @@ import { ConfigError, UsageError, type TriggerError } from './errors.js';
 interface Holder {
   pid: number;
   host: string;
-  /** Linux: the process's start time in clock ticks since boot, so a reused pid is not taken for it. */
-  start?: string | undefined;
-  /** Linux: the pid namespace, so a pid from another container is not judged here. */
-  pidns?: string | undefined;
+  start?: string | undefined; // Linux: the process's start time in clock ticks since boot, so a reused pid is not taken for it.
+  pidns?: string | undefined; // Linux: the pid namespace, so a pid from another container is not judged here.
   since?: string;
 }
 
@@ -83,8 +81,7 @@ type Rules = { unnamed: 'held' | 'stale'; mode: number };
 const SETTINGS: Rules = { unnamed: 'held', mode: 0o600 };
 const BATCH: Rules = { unnamed: 'stale', mode: 0o644 };
 
-/** A lock file is small and regular: anything else (a folder, a link, a FIFO) is not read, only waited for. */
-const MAX_LOCK_BYTES = 4096;
+const MAX_LOCK_BYTES = 4096; // A lock file is small and regular: anything else (a folder, a link, a FIFO) is not read, only waited for.
 
 /** The locks this process holds now: our own pid in any other is a process that ended (pids repeat). */
 const held = new Set<string>();
@@ -197,11 +194,8 @@ function take(lock: string, text: string, rules: Rules, cannot: (error: unknown)
       throw cannot(error);
     }
     const found = look(lock, rules); // says what it cannot read, never throws
-    if (found.state === 'held') return found.blocked;
-    if (found.state === 'dead') {
-      const blocked = removeStale(lock, found, text, rules);
-      if (blocked) return blocked;
-    }
+    const blocked = found.state === 'held' ? found.blocked : found.state === 'dead' ? removeStale(lock, found, text, rules) : undefined;
+    if (blocked) return blocked;
   }
   return { why: `its lock ${lock} was taken by others each time it was free`, hint: 'try again' };
 }

@@ -5,8 +5,7 @@
  */
 import { STOP_SIGNALS, type StopSignal } from './errors.js';
 
-/** A signal again within this many ms is the same one delivered twice, not a second (see onStopSignals). */
-const ECHO_MS = 50;
+const ECHO_MS = 50; // A signal again within this many ms is the same one delivered twice, not a second (see onStopSignals).
 
 /**
  * Calls `handler` for each stop signal (with how many have come so far) until the returned function is called. GNU `timeout`

@@ -5546,20 +5546,20 @@ var init_attempt = __esm({
       #controller;
       #status = 0;
       #headers = NO_HEADERS;
-      /** The body kept (decoded, for a compressed answer), and its size. */
       #first;
+      // The body kept (decoded, for a compressed answer), and its size.
       #more;
       #size = 0;
       #truncated = false;
       #timedOut = false;
       #interrupted = false;
       #sent = false;
-      /** The body has been read as far as it will be (the answer may still be decoding). */
       #bodyEnded = false;
-      /** The bytes of the body read (before decoding), held to MAX_BODY_BYTES. */
+      // The body has been read as far as it will be (the answer may still be decoding).
       #read = 0;
-      /** For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come. */
+      // The bytes of the body read (before decoding), held to MAX_BODY_BYTES.
       #coding;
+      // For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come.
       #decoder;
       /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
       constructor(timeoutMs, deadlines, signal, started = monotonicMs(), proxy) {
@@ -5635,10 +5635,7 @@ var init_attempt = __esm({
         decoder4.on("error", (error2) => this.#undecodable(new DecodeError(coding, error2)));
         return decoder4;
       }
-      /**
-       * A body that cannot be decoded is a malformed answer when its status is 2xx (whether it says
-       * `"success": false` cannot be read); any other status says enough.
-       */
+      /** An undecodable body is a malformed answer under a 2xx (a `"success": false` in it cannot be read); another status says enough. */
       #undecodable(error2) {
         if (this.done) return;
         this.#dropDecoder();
@@ -32466,8 +32463,8 @@ var init_client = __esm({
       #apiKey;
       #options;
       #dispatcher;
-      /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
       #proxy;
+      // The proxy the dispatcher goes through, if any: its failures are named as the proxy's.
       #deadlines = new Deadlines();
       /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
       #waits = /* @__PURE__ */ new Map();
@@ -32480,10 +32477,10 @@ var init_client = __esm({
       #wake = () => {
         for (const [stop, signals2] of this.#waits) if (signals2.some((s) => s.aborted)) stop();
       };
-      /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
       #headerList;
-      /** Masks the key in server text; made when an answer first needs it. */
+      // The same headers for every request, names and values in turn, as undici takes them with the least work.
       #mask;
+      // Masks the key in server text; made when an answer first needs it.
       constructor(options) {
         if (typeof options.baseUrl === "string") {
           this.baseUrl = parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true });
@@ -32515,9 +32512,7 @@ var init_client = __esm({
           // Node's default (what undici would read from node:http, which is then not loaded at all).
           maxHeaderSize: 16 * 1024
         };
-        const { dispatcher, proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env);
-        this.#dispatcher = dispatcher;
-        this.#proxy = proxy;
+        ({ dispatcher: this.#dispatcher, proxy: this.#proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env));
       }
       /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
       async fire(input2, options = {}) {
@@ -32577,11 +32572,9 @@ var init_client = __esm({
           };
         }
         const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json;
-        if (isRetryableStatus(status2) && canRetry && !options.throwPushBack) {
-          if (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS) {
-            const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
-            return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
-          }
+        if (isRetryableStatus(status2) && canRetry && !options.throwPushBack && (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS)) {
+          const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
+          return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
         }
         const context = {
           triggerId: event.triggerId,
@@ -36025,11 +36018,8 @@ function take(lock, text, rules, cannot2) {
       throw cannot2(error2);
     }
     const found2 = look(lock, rules);
-    if (found2.state === "held") return found2.blocked;
-    if (found2.state === "dead") {
-      const blocked = removeStale(lock, found2, text, rules);
-      if (blocked) return blocked;
-    }
+    const blocked = found2.state === "held" ? found2.blocked : found2.state === "dead" ? removeStale(lock, found2, text, rules) : void 0;
+    if (blocked) return blocked;
   }
   return { why: `its lock ${lock} was taken by others each time it was free`, hint: "try again" };
 }
@@ -37238,8 +37228,8 @@ var init_lines = __esm({
     lineOne = new TextDecoder("utf-8", { fatal: true });
     lenient = new TextDecoder("utf-8", { ignoreBOM: true });
     PartialLine = class {
-      /** Its bytes so far; once it is known to be too long, its start only, for the failed file. */
       #pending = [];
+      // Its bytes so far; once it is known to be too long, its start only, for the failed file.
       /** Its length so far (0: no line is open). */
       bytes = 0;
       hold(bytes) {
@@ -37638,15 +37628,15 @@ var init_failed = __esm({
       notKept = 0;
       /** The write error, once there was one; nothing more is written after it. */
       error;
-      /** The separator of the failed file's format (none: NDJSON). */
       #separator;
+      // The separator of the failed file's format (none: NDJSON).
       #header;
-      /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
       #target;
+      // Where the rows are written: a temporary file beside `path`, or `path` itself.
       /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
       inPlace;
-      /** Open once there is a row to keep (or at once, unless lazy). */
       #fd;
+      // Open once there is a row to keep (or at once, unless lazy).
       #buffer = "";
       #bufferedRows = 0;
       #headerDone = false;
@@ -37692,13 +37682,12 @@ var init_failed = __esm({
       /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
       #normalizedLine(row, reason2) {
         const { record } = row;
-        const text = record.format === "csv" ? record.raw ?? csvLine(record.fields).trimEnd() : record.raw.trimEnd();
+        const text = () => record.format === "csv" ? record.raw ?? csvLine(record.fields).trimEnd() : record.raw.trimEnd();
         const unreadable = record.format === "csv" ? record.raw !== void 0 : !record.object;
         const columns = [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
-        const raw = unreadable || (!row.triggerId || !row.userId) && text !== csvLine(columns).trimEnd() ? text : void 0;
-        const error2 = `line ${row.line}: ${reason2}${raw === void 0 ? "" : ` (as read: ${raw})`}`;
+        const kept = unreadable || (!row.triggerId || !row.userId) && text() !== csvLine(columns).trimEnd();
         const file = this.#normalized.file ? [row.file ?? ""] : [];
-        return csvLine([...columns, ...file, error2]);
+        return csvLine([...columns, ...file, `line ${row.line}: ${reason2}${kept ? ` (as read: ${text()})` : ""}`]);
       }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
       #writeHeader() {
@@ -42536,11 +42525,11 @@ var init_journal = __esm({
       error;
       /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
       onError;
-      /** What the earlier run recorded, when this one carries it on. */
       #earlier;
+      // What the earlier run recorded, when this one carries it on.
       #fd;
-      /** Outcome records not yet written; they go out with the next "s" or within a second. */
       #pending = "";
+      // Outcome records not yet written; they go out with the next "s" or within a second.
       #dirty = false;
       #timer = setInterval(() => this.sync(), 1e3).unref();
       #flushScheduled = false;
@@ -42588,10 +42577,7 @@ var init_journal = __esm({
         if (state === UNKNOWN) return { kind: "unknown", reason: UNKNOWN_EARLIER };
         return void 0;
       }
-      /**
-       * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
-       * be written (onError has been told): the row must then not be sent.
-       */
+      /** Records a line about to be sent, with outcomes waiting; false when the journal cannot be written (onError told): not sent then. */
       starting(line) {
         this.sentHere = true;
         this.#pending += `s ${line}
@@ -42901,8 +42887,8 @@ var init_recorder = __esm({
       /** Failures shown on stderr one by one. */
       shownFailures = 0;
       #o;
-      /** Failures in a row that every row would share (see #breaker). */
       #streak = 0;
+      // Failures in a row that every row would share (see #breaker).
       #stdout;
       /** Lines of the rows sent in this run (and not yet settled): only their outcomes are new to the journal. */
       #sent = /* @__PURE__ */ new Set();
@@ -43273,6 +43259,26 @@ var init_runner = __esm({
 });
 
 // src/batch/pace.ts
+function newRota({ index, count: count2, clock: clock2 }, now) {
+  return {
+    index,
+    count: count2,
+    clock: clock2 ?? now,
+    seen: new Float64Array(count2),
+    // Per shard: the turn until which it is taken to be there (NaN: gone).
+    // Its own last turn, the starts got in there, and the spacing they came to in the turn before.
+    ownAt: -1,
+    ownIn: 0,
+    ownSpacing: 0,
+    // Whether the limit is a rate (undefined: not known yet), from answers accepted and pushed back: [count, fastest round trip] each.
+    fits: void 0,
+    rtts: [0, Infinity, 0, Infinity],
+    // Its own turns (#ownTurn): spacings it got in at; starts spaced as far as most, and refused; refused at random: off for good.
+    got: [],
+    wide: [0, 0],
+    random: false
+  };
+}
 function modulo(a, n) {
   return (a % n + n) % n;
 }
@@ -43414,59 +43420,59 @@ var init_pace = __esm({
       #rotaTurn = { at: NaN, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
       #value;
       #slowStart = true;
-      /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
       #baseRtt = Infinity;
-      /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
+      // The fastest round trip (mean over a window of accepted answers) seen: the service unloaded.
       #windowMs = -1;
+      // The last window's mean round trip: how long a window lasts (the first lasts the first answer's).
       #lastAccepted;
-      /** When the current run of push-backs with nothing accepted began (-1: none). */
       #refusingSince = -1;
+      // When the current run of push-backs with nothing accepted began (-1: none).
       #win = { held: false, lo: 0, hi: 0, mark: 0 };
       // held; the last run's last push-back (lo), the answer ending it (hi); let go under mark (#windowEnded)
       #lastPushBack = -Infinity;
       #used = 0;
       // the most in flight at once in this round trip
-      /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
       #cutAt = -Infinity;
+      // When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut.
       #stalledAt = -Infinity;
-      /** What the last cut was for, and how many requests sent since were accepted. */
       #cutBy;
+      // What the last cut was for, and how many requests sent since were accepted.
       #acceptedSinceCut = 0;
       #pauseEnd = -Infinity;
       // When the last pause ended (or ends).
       #nextStart = 0;
       // Under one at a time: the next start allowed (see gapMs).
-      /** No start before this (0: none), and when it was last set (see #jitter). */
       #holdUntil = 0;
+      // No start before this (0: none), and when it was last set (see #jitter).
       #jitteredAt = -Infinity;
-      /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
       #spacingMs = 0;
+      // Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9).
       #paced = false;
       /** Two starts within 2 ms both accepted: no strict limit; for the rota, thrice (once: send times whole-ms round trips misread, audit19). */
       #burstsTaken = 0;
-      /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
       #startsInARow = 0;
+      // Starts since the last answer, and whether two ever went out with no answer between them (a burst).
       #sentInBursts = false;
-      /** Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate). */
       #rateGapMs = 0;
-      /** Time since the spacing held as a rate last narrowed, ms, and narrowings in a row. */
+      // Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate).
       #rateMs = 0;
+      // Time since the spacing held as a rate last narrowed, ms, and narrowings in a row.
       #rateNarrowings = 0;
       /** Refused at two after one a round trip got in: the spacing last refused, held as a rate under the round trip (0: not; item 51). */
       #tripGapMs = 0;
       #narrowings = 0;
       // Narrowings of the gap since the last push-back at one at a time.
-      /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
       #narrowedFrom = 0;
+      // The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then.
       #narrowedAt = 0;
-      /** The gap at the last push-back at one at a time, if early (item 22; 0: not early). */
       #ownGap = 0;
-      /** How many answers had been accepted at the last push-back at one at a time. */
+      // The gap at the last push-back at one at a time, if early (item 22; 0: not early).
       #acceptedAtRefusal = -1;
-      /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
+      // How many answers had been accepted at the last push-back at one at a time.
       #ownRuns = 0;
-      /** When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22). */
+      // Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18).
       #acceptedSent = -Infinity;
+      // When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22).
       #spacings = new Float64Array(SPACINGS).fill(Infinity);
       /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
       #relay = [0, 0, 0];
@@ -43481,24 +43487,24 @@ var init_pace = __esm({
       #aloneAt = -Infinity;
       /** The round trip its gap was set from, its own limit not seen to refuse it since (0: none): the gap follows it down (item 41). */
       #gapRtt = 0;
-      /** Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57). */
       #followed = false;
-      /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
+      // Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57).
       #crowded = false;
+      // Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit.
       #refusedInARow = 0;
       // Push-backs at one at a time with nothing accepted between them.
-      /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
       #acceptedEvery = 0;
-      /** The limit at which the service last pushed back (0 before any push-back). */
+      // The time between the last two accepted answers: a service that takes one a second is not down after 100 ms.
       #ceiling = 0;
-      /** Cuts to one at a time from two or three since the last restart. */
+      // The limit at which the service last pushed back (0 before any push-back).
       #cutsToOne = 0;
+      // Cuts to one at a time from two or three since the last restart.
       #held = 0;
       // Round trips held at one under the ceiling since the last cut or probe.
       #heldAnswers = 0;
       // Answers accepted in those round trips.
-      /** When the last accepted answers came (a ring): what the service took is counted from it. */
       #acceptedAt;
+      // When the last accepted answers came (a ring): what the service took is counted from it.
       #acceptedCount = 0;
       /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
       #slowBefore = 0;
@@ -43522,18 +43528,19 @@ var init_pace = __esm({
       #recentPace = new Float64Array(TOLERANCE_ANSWERS);
       #recentPaceSum = 0;
       #recentCount = 0;
-      /** A descent (see #judgeDescent), from the first cut after a calm spell. */
+      // A descent (see #judgeDescent), from the first cut after a calm spell: when it began, the answers before it (from the ring),
+      // the limit and slow start then, and the answers to requests sent since.
       #descent;
       #pushedInARow = 0;
       // Push-backs since the last accepted answer.
-      /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
       #noise = 0;
-      /** Per limit: the answers to requests sent at it (see Tally). */
+      // The share of requests the service refuses at random, whatever the pace (0: none seen).
       #level;
-      /** The pace the last answer was counted with under its limit (0: it was not counted). */
+      // Per limit: the answers to requests sent at it (see Tally).
       #counted = 0;
-      /** When the answers counted under every limit were last halved. */
+      // The pace the last answer was counted with under its limit (0: it was not counted).
       #agedAt;
+      // When the answers counted under every limit were last halved.
       /** When the limit changed, and to what (a ring of CHANGES). */
       #changedAt = new Float64Array(CHANGES);
       #changedTo = new Uint16Array(CHANGES);
@@ -43548,19 +43555,7 @@ var init_pace = __esm({
         this.#stallMs = options.stallMs ?? 3e4;
         this.#sharedOption = options.shared ?? false;
         const rota = options.rota;
-        this.#rota = rota && rota.count > 1 && rota.count <= ROTA_MOST ? {
-          ...rota,
-          clock: rota.clock ?? options.now,
-          seen: new Float64Array(rota.count),
-          ownAt: -1,
-          ownIn: 0,
-          ownSpacing: 0,
-          fits: void 0,
-          rtts: [0, Infinity, 0, Infinity],
-          got: [],
-          wide: [0, 0],
-          random: false
-        } : void 0;
+        this.#rota = rota && rota.count > 1 && rota.count <= ROTA_MOST ? newRota(rota, options.now) : void 0;
         this.#windowStart = this.#lastAccepted = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
         this.#level = Array.from({ length: this.max + 1 }, () => [0, 0, 0]);
@@ -43568,10 +43563,7 @@ var init_pace = __esm({
         this.#changedAt[0] = -Infinity;
         this.#changedTo[0] = this.limit;
       }
-      /**
-       * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
-       * the Retry-After in ms (negative when none was given).
-       */
+      /** Told of every attempt as it ends: what it came to, its round trip (ms), a push-back's Retry-After (ms; negative: none). */
       answered(answer, rttMs, retryAfterMs = -1) {
         const now = this.#now();
         this.#startsInARow = 0;
@@ -43869,10 +43861,7 @@ var init_pace = __esm({
         }
         return true;
       }
-      /**
-       * Counts an answer (accepted or pushed back) to a request sent at `sent`: in the ring of the last
-       * answers, and under the limit it was sent at. Returns that limit.
-       */
+      /** Counts an answer to a request sent at `sent` in the ring of the last answers and under the limit it was sent at (returned). */
       #count(sent, pushedBack, rttMs) {
         if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) {
           this.#agedAt = sent + rttMs;
@@ -43911,10 +43900,7 @@ var init_pace = __esm({
       #early(sent) {
         return sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
       }
-      /**
-       * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
-       * enough to be the service's random refusals (items 2 and 7).
-       */
+      /** Whether the last answers' push-backs (the last sent at `level`) are few enough to be random refusals (items 2 and 7). */
       #tolerated(level, sent) {
         const early = this.#early(sent);
         const shared = this.#spaced && (this.#leftSlots || this.#slotsSeen < 0) && !early && this.#recentPushBacks < MAX_NOISE / 2 * this.#recentCount;

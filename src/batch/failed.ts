@@ -76,15 +76,12 @@ export class FailedFile {
   notKept = 0;
   /** The write error, once there was one; nothing more is written after it. */
   error: Error | undefined;
-  /** The separator of the failed file's format (none: NDJSON). */
-  readonly #separator: string | undefined;
+  readonly #separator: string | undefined; // The separator of the failed file's format (none: NDJSON).
   readonly #header: () => readonly string[] | undefined;
-  /** Where the rows are written: a temporary file beside `path`, or `path` itself. */
-  readonly #target: string;
+  readonly #target: string; // Where the rows are written: a temporary file beside `path`, or `path` itself.
   /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
   readonly inPlace: boolean;
-  /** Open once there is a row to keep (or at once, unless lazy). */
-  #fd: number | undefined;
+  #fd: number | undefined; // Open once there is a row to keep (or at once, unless lazy).
   #buffer = '';
   #bufferedRows = 0;
   #headerDone = false;
@@ -141,15 +138,14 @@ export class FailedFile {
   /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
   #normalizedLine(row: Row, reason: string): string {
     const { record } = row;
-    const text = record.format === 'csv' ? (record.raw ?? csvLine(record.fields).trimEnd()) : record.raw.trimEnd();
     // Kept as read where the columns cannot hold the row, to be fixed by hand: unreadable, or a field too many, or a member
-    // --columns names missing (inputs20: such a row was kept as ',,,', its user id gone).
+    // --columns names missing (inputs20: such a row was kept as ',,,', its user id gone). Its text is made only for those.
+    const text = () => (record.format === 'csv' ? (record.raw ?? csvLine(record.fields).trimEnd()) : record.raw.trimEnd());
     const unreadable = record.format === 'csv' ? record.raw !== undefined : !record.object;
     const columns = [row.triggerId ?? '', row.userId ?? '', row.value ?? ''];
-    const raw = unreadable || ((!row.triggerId || !row.userId) && text !== csvLine(columns).trimEnd()) ? text : undefined;
-    const error = `line ${row.line}: ${reason}${raw === undefined ? '' : ` (as read: ${raw})`}`;
+    const kept = unreadable || ((!row.triggerId || !row.userId) && text() !== csvLine(columns).trimEnd());
     const file = this.#normalized!.file ? [row.file ?? ''] : [];
-    return csvLine([...columns, ...file, error]);
+    return csvLine([...columns, ...file, `line ${row.line}: ${reason}${kept ? ` (as read: ${text()})` : ''}`]);
   }
 
   /** The header goes out on its own, so that a file cut short by a full disk still replays. */

@@ -264,10 +264,7 @@ export function openWritten(
   return written;
 }
 
-/**
- * Puts the failed file in place (or leaves an earlier one as it was, when no row settled) and closes
- * the journal, `complete` when every row was accounted for.
- */
+/** Puts the failed file in place (an earlier one kept when no row settled) and closes the journal, `complete`: every row accounted for. */
 export function settleWritten({ failed, journal, locks }: Written, complete: boolean, noneSettled = false): void {
   try {
     // A journal that had accounted for every row, and a run that sent nothing: the failed file that

@@ -61,13 +61,10 @@ const RECORDS: Record<string, number> = { s: UNKNOWN, a: ACCEPTED, f: FAILED, n:
 interface Header {
   journal: string;
   version: number;
-  /** The first input file (every journal has it; one of a single file has nothing else). */
-  input: InputFingerprint;
-  /** Every input file in order, when there are several. */
-  inputs?: InputFingerprint[] | undefined;
+  input: InputFingerprint; // The first input file (every journal has it; one of a single file has nothing else).
+  inputs?: InputFingerprint[] | undefined; // Every input file in order, when there are several.
   format: Format;
-  /** "i/n" with --shard. */
-  shard?: string | undefined;
+  shard?: string | undefined; // "i/n" with --shard.
   /** How rows were read: --columns (as names, JSON) and --trigger; absent in journals from before it (inputs20). */
   read?: { columns?: string | undefined; trigger?: string | undefined };
   /** The trigger catalog the rows were checked against (null: none); absent in journals from before catalogs. */
@@ -171,8 +168,7 @@ function describeLoaded(j: Loaded): string {
 interface JournalOptions extends Pick<Header, 'format' | 'shard' | 'catalog' | 'read'> {
   resume: boolean;
   inputs: InputFingerprint[];
-  /** The command that carries the batch on, for the messages. */
-  resumeCommand: string;
+  resumeCommand: string; // The command that carries the batch on, for the messages.
 }
 
 /** Throws unless this run may carry on the batch `loaded` records: with --resume, and the same input, shard, catalog and format. */
@@ -243,11 +239,9 @@ export class Journal {
   error: Error | undefined;
   /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
   onError: ((error: Error) => void) | undefined;
-  /** What the earlier run recorded, when this one carries it on. */
-  readonly #earlier: Loaded | undefined;
+  readonly #earlier: Loaded | undefined; // What the earlier run recorded, when this one carries it on.
   #fd: number | undefined;
-  /** Outcome records not yet written; they go out with the next "s" or within a second. */
-  #pending = '';
+  #pending = ''; // Outcome records not yet written; they go out with the next "s" or within a second.
   #dirty = false;
   readonly #timer = setInterval(() => this.sync(), 1000).unref();
   #flushScheduled = false;
@@ -298,10 +292,7 @@ export class Journal {
     return undefined;
   }
 
-  /**
-   * Records that a line is about to be sent, with any outcomes waiting. False when the journal cannot
-   * be written (onError has been told): the row must then not be sent.
-   */
+  /** Records a line about to be sent, with outcomes waiting; false when the journal cannot be written (onError told): not sent then. */
   starting(line: number): boolean {
     this.sentHere = true;
     this.#pending += `s ${line}\n`;

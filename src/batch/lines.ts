@@ -9,8 +9,7 @@ import { UsageError } from '../errors.js';
 
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-/** How much of an over-long line is kept, for the failed file and the message. */
-const KEPT_OF_LONG_LINE = 1024;
+const KEPT_OF_LONG_LINE = 1024; // How much of an over-long line is kept, for the failed file and the message.
 
 /**
  * Input is handed on 4 KiB at a time (about 190 rows of a typical CSV). A pipe delivers 64 KiB and a
@@ -69,8 +68,7 @@ export function wideEncoding(bytes: Uint8Array): string | undefined {
 
 /** The start of a line that a slice did not end: held until its newline comes, up to MAX_LINE_BYTES. */
 class PartialLine {
-  /** Its bytes so far; once it is known to be too long, its start only, for the failed file. */
-  #pending: Buffer[] = [];
+  #pending: Buffer[] = []; // Its bytes so far; once it is known to be too long, its start only, for the failed file.
   /** Its length so far (0: no line is open). */
   bytes = 0;
 
@@ -117,10 +115,7 @@ function wholeLines(bytes: Uint8Array, line: number, items: Array<string | BadLi
   }
 }
 
-/**
- * Standard input that a signal stopped reading (input.ts): its last line, when the stop cut it short,
- * is dropped and its bytes counted, never read as a shorter line.
- */
+/** Standard input a signal stopped (input.ts): a last line the stop cut short is dropped, its bytes counted, not read as a shorter one. */
 export interface Stopped {
   stopped: boolean;
   dropped?: number;

@@ -43,14 +43,11 @@ export interface PaceOptions {
 
 // The numbers below, and what each was measured against, are in docs/pace.md.
 
-/** The shortest round trip the pace reckons with, ms (the client's are whole milliseconds). */
-const MIN_RTT_MS = 1;
+const MIN_RTT_MS = 1; // The shortest round trip the pace reckons with, ms (the client's are whole milliseconds).
 /** The longest Retry-After a batch waits for; beyond it, it stops and keeps the rest. */
 export const MAX_PAUSE_MS = 60_000;
-/** Slow start goes on while a round trip is within this factor of the base. */
-const SLOW_START_TOLERANCE = 1.25;
-/** Round trips within this many ms of the base are the same: on loopback, the client's own scheduling. */
-const NOISE_MS = 2;
+const SLOW_START_TOLERANCE = 1.25; // Slow start goes on while a round trip is within this factor of the base.
+const NOISE_MS = 2; // Round trips within this many ms of the base are the same: on loopback, the client's own scheduling.
 /**
  * After slow start: grow while the round trip is within 10% of the base, shrink by a tenth when it
  * is over 50% above it, hold in between. A ratio, not Vegas's queue in requests: on a shared
@@ -59,10 +56,8 @@ const NOISE_MS = 2;
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
-/** Paced, a round trip with no push-back grows the limit by one up to this multiple of the base. */
-const PACED_GROW_BELOW = 2;
-/** Push-backs tolerated within the last TOLERANCE_ANSWERS answers (more: a full service; fewer: random). */
-const TOLERATED_PUSH_BACKS = 2;
+const PACED_GROW_BELOW = 2; // Paced, a round trip with no push-back grows the limit by one up to this multiple of the base.
+const TOLERATED_PUSH_BACKS = 2; // Push-backs tolerated within the last TOLERANCE_ANSWERS answers (more: a full service; fewer: random).
 const TOLERANCE_ANSWERS = 100;
 /**
  * Random refusals are told from a limit by the share accepted at a lower and a higher pace (under
@@ -72,40 +67,27 @@ const TOLERANCE_ANSWERS = 100;
 const NOISE_ANSWERS = 20;
 const DESCENT_ANSWERS = 10;
 const MIN_NOISE = 0.02;
-/** A service that refuses more than this at a lower pace is taken for a full one, whatever it does higher. */
-const MAX_NOISE = 0.25;
-/** A descent tolerates up to this share, judged once the pace came down to half or less. */
-const MAX_DESCENT_NOISE = 0.9;
+const MAX_NOISE = 0.25; // A service that refuses more than this at a lower pace is taken for a full one, whatever it does higher.
+const MAX_DESCENT_NOISE = 0.9; // A descent tolerates up to this share, judged once the pace came down to half or less.
 const MAX_DESCENT_RATIO = 0.5;
-/** Whatever the share found, more than this share of the last answers pushed back is never tolerated (item 16). */
-const MAX_TOLERATED = 0.8;
+const MAX_TOLERATED = 0.8; // Whatever the share found, more than this share of the last answers pushed back is never tolerated (item 16).
 /** From two at once, a push-back cuts to one at a time only when this share of the answers at two pushed back. */
 const TWO_AT_ONCE_SHARE = 0.2;
-/** The pace now is the limits from this fraction of the one a request was sent at, up to it. */
-const NOISE_BAND = 0.8;
-/** The lower pace must be at most this fraction of the higher for a verdict. */
-const MAX_PACE_RATIO = 0.8;
-/** Answers remembered per limit (beyond, the older half is forgotten), halved every LEVEL_HALF_LIFE_MS. */
-const LEVEL_MEMORY = 400;
+const NOISE_BAND = 0.8; // The pace now is the limits from this fraction of the one a request was sent at, up to it.
+const MAX_PACE_RATIO = 0.8; // The lower pace must be at most this fraction of the higher for a verdict.
+const LEVEL_MEMORY = 400; // Answers remembered per limit (beyond, the older half is forgotten), halved every LEVEL_HALF_LIFE_MS.
 const LEVEL_HALF_LIFE_MS = 1_500;
-/** Limit changes remembered, to tell at which limit an answer's request was sent. */
-const CHANGES = 64;
-/** How long after a push-back its ceiling is remembered (then the limit grows by its square root again). */
-const CEILING_MS = 3_000;
+const CHANGES = 64; // Limit changes remembered, to tell at which limit an answer's request was sent.
+const CEILING_MS = 3_000; // How long after a push-back its ceiling is remembered (then the limit grows by its square root again).
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts); a window's, a second, 8 up, edges 6 ms. */
 const [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS] = [2, 1_000, 8, 6];
-/** Round trips, and answers accepted, at one under the ceiling before probing one above it. */
-const HOLD_ROUND_TRIPS = 2;
+const HOLD_ROUND_TRIPS = 2; // Round trips, and answers accepted, at one under the ceiling before probing one above it.
 const HOLD_ANSWERS = 100;
-/** At one at a time, push-backs with Retry-After pause every sender after this long with nothing accepted. */
-const QUIET_MS = 100;
-/** ...unless the share refused before the run makes a run that long at least this likely (item 15). */
-const LIKELY_RUN = 0.001;
-/** Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it. */
-const GAP_WIDEN = 1.1;
+const QUIET_MS = 100; // At one at a time, push-backs with Retry-After pause every sender after this long with nothing accepted.
+const LIKELY_RUN = 0.001; // ...unless the share refused before the run makes a run that long at least this likely (item 15).
+const GAP_WIDEN = 1.1; // Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it.
 const GAP_NARROW_BY = 0.05;
-/** The gap narrows every NARROW_EVERY_MS worth of accepted answers (at least 8, at most HOLD_ANSWERS). */
-const NARROW_EVERY_MS = 2_000;
+const NARROW_EVERY_MS = 2_000; // The gap narrows every NARROW_EVERY_MS worth of accepted answers (at least 8, at most HOLD_ANSWERS).
 const NARROW_MIN_ANSWERS = 8;
 /**
  * Paced, one at a time, from RELAY_MIN_RTT_MS away (item 18, the relay): refused, unless alone, the next start is a
@@ -121,19 +103,13 @@ const PROBES_IN = 8;
 const SLOTS_SEEN = 3;
 const SLOTS_NOISE = 0.05;
 const ROOM_EVERY = 15;
-/** Accepted starts' spacings remembered to tell a sender's own limit from others' slots (item 22). */
-const SPACINGS = 8;
-/** After this many narrowings in a row without a push-back, each narrows twice as much (up to half). */
-const NARROWINGS_BEFORE_FASTER = 3;
-/** The widest gap between starts: a service that accepts nothing for long is stopped by stallMs. */
-const MAX_GAP_MS = 2_000;
-/** Accepted after this many push-backs in a row at one at a time, over this long: it was down, not slow. */
-const OUTAGE_REFUSALS = 5;
+const SPACINGS = 8; // Accepted starts' spacings remembered to tell a sender's own limit from others' slots (item 22).
+const NARROWINGS_BEFORE_FASTER = 3; // After this many narrowings in a row without a push-back, each narrows twice as much (up to half).
+const MAX_GAP_MS = 2_000; // The widest gap between starts: a service that accepts nothing for long is stopped by stallMs.
+const OUTAGE_REFUSALS = 5; // Accepted after this many push-backs in a row at one at a time, over this long: it was down, not slow.
 const OUTAGE_MS = 1_500;
-/** How far paced starts may fall behind their schedule (see take). */
-const PACE_SLACK_MS = 2;
-/** Paced, the starts go at this much more than the limit over the round trip; in slow start, at twice it. */
-const PACE_GAIN = 1.1;
+const PACE_SLACK_MS = 2; // How far paced starts may fall behind their schedule (see take).
+const PACE_GAIN = 1.1; // Paced, the starts go at this much more than the limit over the round trip; in slow start, at twice it.
 const SLOW_START_GAIN = 2;
 /**
  * Paced and pushed back, the spacing widens by RATE_WIDEN; it narrows every RATE_NARROW_MS without
@@ -144,16 +120,14 @@ const SLOW_START_GAIN = 2;
 const RATE_WIDEN = 1.05;
 const RATE_NARROW = 0.01;
 const RATE_NARROW_MS = 300;
-/** Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it. */
-const RATE_HOLDS_BELOW = 10;
+const RATE_HOLDS_BELOW = 10; // Below this many in flight, one more or fewer moves the pace by a tenth: the rate alone holds it.
 /** A rebase on a service slower for everyone is tried again this often (from it, and on the clock), by fewer in flight for two windows (46). */
 const PROBE_EVERY_MS = 10_000;
 /** Retry-After (not paced): AIMD in rate within AIMD_MS of a cut, +INCREASE requests/ms per ms, xDECREASE a cut (item 12). */
 const INCREASE = 45 / 1e6;
 const DECREASE = 0.75;
 const AIMD_MS = 10_000;
-/** After a push-back with Retry-After, the next start waits up to this many spacings, at random (see #jitter). */
-const JITTER = 2;
+const JITTER = 2; // After a push-back with Retry-After, the next start waits up to this many spacings, at random (see #jitter).
 // Refused with a Retry-After at one at a time, then accepted, it shares the limit (item 27): its turn ends after TURN
 // accepted answers, and a run of refusals is the others' turns, as likely as at SHARED_SHARE refused.
 const TURN = 40;
@@ -161,16 +135,12 @@ const SHARED_SHARE = 0.9;
 /** Shards on a strict rate take turns of ROTA_MS on the wall clock (see #rotaWait); ROTA_PROBES in a row in another's: it is gone. */
 const ROTA_MS = 2_000;
 const ROTA_PROBES = 5;
-/** Up to this many shards: more take turns too seldom, and find idle turns too slowly, to gain over sharing at once. */
-const ROTA_MOST = 4;
-/** A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed. */
-const ROTA_SEEN = 2;
+const ROTA_MOST = 4; // Up to this many shards: more take turns too seldom, and find idle turns too slowly, to gain over sharing at once.
+const ROTA_SEEN = 2; // A probe pushed back in another's turn: that shard is there, and its next ROTA_SEEN turns are left to it unprobed.
 /** A gone shard's turn goes at this many times the spacing of its own last turn: its own limit does not refuse it there. */
 const ROTA_SLOWER = 1.1;
-/** Clocks apart by up to this much (ms) make turns overlap at their edges: push-backs there are not its limit's. */
-const ROTA_EDGE_MS = 50;
-/** Answers accepted, and pushed back, before the rota tells a rate from slots held at once. */
-const RATE_ANSWERS = 10;
+const ROTA_EDGE_MS = 50; // Clocks apart by up to this much (ms) make turns overlap at their edges: push-backs there are not its limit's.
+const RATE_ANSWERS = 10; // Answers accepted, and pushed back, before the rota tells a rate from slots held at once.
 
 export class Pace {
   readonly max: number;
@@ -202,54 +172,39 @@ export class Pace {
   #rotaTurn = { at: NaN, open: 0, probes: 0, until: 0, from: 0, spacing: 0 };
   #value: number;
   #slowStart = true;
-  /** The fastest round trip (mean over a window of accepted answers) seen: the service unloaded. */
-  #baseRtt = Infinity;
-  /** The last window's mean round trip: how long a window lasts (the first lasts the first answer's). */
-  #windowMs = -1;
+  #baseRtt = Infinity; // The fastest round trip (mean over a window of accepted answers) seen: the service unloaded.
+  #windowMs = -1; // The last window's mean round trip: how long a window lasts (the first lasts the first answer's).
   #lastAccepted: number;
-  /** When the current run of push-backs with nothing accepted began (-1: none). */
-  #refusingSince = -1;
+  #refusingSince = -1; // When the current run of push-backs with nothing accepted began (-1: none).
   #win = { held: false, lo: 0, hi: 0, mark: 0 }; // held; the last run's last push-back (lo), the answer ending it (hi); let go under mark (#windowEnded)
   #lastPushBack = -Infinity;
   #used = 0; // the most in flight at once in this round trip
-  /** When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut. */
-  #cutAt = -Infinity;
+  #cutAt = -Infinity; // When the limit was last cut, or the machine seen to stall (item 36): push-backs to requests sent before do not cut.
   #stalledAt = -Infinity;
-  /** What the last cut was for, and how many requests sent since were accepted. */
-  #cutBy: 'push-back' | 'time-out' | undefined;
+  #cutBy: 'push-back' | 'time-out' | undefined; // What the last cut was for, and how many requests sent since were accepted.
   #acceptedSinceCut = 0;
   #pauseEnd = -Infinity; // When the last pause ended (or ends).
   #nextStart = 0; // Under one at a time: the next start allowed (see gapMs).
-  /** No start before this (0: none), and when it was last set (see #jitter). */
-  #holdUntil = 0;
+  #holdUntil = 0; // No start before this (0: none), and when it was last set (see #jitter).
   #jitteredAt = -Infinity;
-  /** Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9). */
-  #spacingMs = 0;
+  #spacingMs = 0; // Once pushed back without Retry-After (#paced, for good): the least time between starts (0: none; item 9).
   #paced = false;
   /** Two starts within 2 ms both accepted: no strict limit; for the rota, thrice (once: send times whole-ms round trips misread, audit19). */
   #burstsTaken = 0;
-  /** Starts since the last answer, and whether two ever went out with no answer between them (a burst). */
-  #startsInARow = 0;
+  #startsInARow = 0; // Starts since the last answer, and whether two ever went out with no answer between them (a burst).
   #sentInBursts = false;
-  /** Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate). */
-  #rateGapMs = 0;
-  /** Time since the spacing held as a rate last narrowed, ms, and narrowings in a row. */
-  #rateMs = 0;
+  #rateGapMs = 0; // Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate).
+  #rateMs = 0; // Time since the spacing held as a rate last narrowed, ms, and narrowings in a row.
   #rateNarrowings = 0;
   /** Refused at two after one a round trip got in: the spacing last refused, held as a rate under the round trip (0: not; item 51). */
   #tripGapMs = 0;
   #narrowings = 0; // Narrowings of the gap since the last push-back at one at a time.
-  /** The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then. */
-  #narrowedFrom = 0;
+  #narrowedFrom = 0; // The gap before the last narrowing since a push-back at one at a time (0: none), and the answers accepted then.
   #narrowedAt = 0;
-  /** The gap at the last push-back at one at a time, if early (item 22; 0: not early). */
-  #ownGap = 0;
-  /** How many answers had been accepted at the last push-back at one at a time. */
-  #acceptedAtRefusal = -1;
-  /** Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18). */
-  #ownRuns = 0;
-  /** When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22). */
-  #acceptedSent = -Infinity;
+  #ownGap = 0; // The gap at the last push-back at one at a time, if early (item 22; 0: not early).
+  #acceptedAtRefusal = -1; // How many answers had been accepted at the last push-back at one at a time.
+  #ownRuns = 0; // Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18).
+  #acceptedSent = -Infinity; // When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22).
   readonly #spacings = new Float64Array(SPACINGS).fill(Infinity);
   /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
   readonly #relay: Tally = [0, 0, 0];
@@ -264,21 +219,15 @@ export class Pace {
   #aloneAt = -Infinity;
   /** The round trip its gap was set from, its own limit not seen to refuse it since (0: none): the gap follows it down (item 41). */
   #gapRtt = 0;
-  /** Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57). */
-  #followed = false;
-  /** Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit. */
-  #crowded = false;
+  #followed = false; // Whether item 41 brought the gap down: among shards it then follows the fastest round trip (57).
+  #crowded = false; // Whether, paced with a gap, it was ever refused again with nothing accepted between: others share the limit.
   #refusedInARow = 0; // Push-backs at one at a time with nothing accepted between them.
-  /** The time between the last two accepted answers: a service that takes one a second is not down after 100 ms. */
-  #acceptedEvery = 0;
-  /** The limit at which the service last pushed back (0 before any push-back). */
-  #ceiling = 0;
-  /** Cuts to one at a time from two or three since the last restart. */
-  #cutsToOne = 0;
+  #acceptedEvery = 0; // The time between the last two accepted answers: a service that takes one a second is not down after 100 ms.
+  #ceiling = 0; // The limit at which the service last pushed back (0 before any push-back).
+  #cutsToOne = 0; // Cuts to one at a time from two or three since the last restart.
   #held = 0; // Round trips held at one under the ceiling since the last cut or probe.
   #heldAnswers = 0; // Answers accepted in those round trips.
-  /** When the last accepted answers came (a ring): what the service took is counted from it. */
-  readonly #acceptedAt: Float64Array;
+  readonly #acceptedAt: Float64Array; // When the last accepted answers came (a ring): what the service took is counted from it.
   #acceptedCount = 0;
   /** The last window's round trip if over SHRINK_ABOVE (0: not); the limit and round trip when, shrinking, it last moved (item 46). */
   #slowBefore = 0;
@@ -299,17 +248,14 @@ export class Pace {
   readonly #recentPace = new Float64Array(TOLERANCE_ANSWERS);
   #recentPaceSum = 0;
   #recentCount = 0;
-  /** A descent (see #judgeDescent), from the first cut after a calm spell. */
-  #descent: Descent | undefined;
+  // A descent (see #judgeDescent), from the first cut after a calm spell: when it began, the answers before it (from the ring),
+  // the limit and slow start then, and the answers to requests sent since.
+  #descent: { start: number; before: Tally; value: number; slowStart: boolean; since: Tally } | undefined;
   #pushedInARow = 0; // Push-backs since the last accepted answer.
-  /** The share of requests the service refuses at random, whatever the pace (0: none seen). */
-  #noise = 0;
-  /** Per limit: the answers to requests sent at it (see Tally). */
-  readonly #level: Tally[];
-  /** The pace the last answer was counted with under its limit (0: it was not counted). */
-  #counted = 0;
-  /** When the answers counted under every limit were last halved. */
-  #agedAt: number;
+  #noise = 0; // The share of requests the service refuses at random, whatever the pace (0: none seen).
+  readonly #level: Tally[]; // Per limit: the answers to requests sent at it (see Tally).
+  #counted = 0; // The pace the last answer was counted with under its limit (0: it was not counted).
+  #agedAt: number; // When the answers counted under every limit were last halved.
   /** When the limit changed, and to what (a ring of CHANGES). */
   readonly #changedAt = new Float64Array(CHANGES);
   readonly #changedTo = new Uint16Array(CHANGES);
@@ -325,22 +271,7 @@ export class Pace {
     this.#stallMs = options.stallMs ?? 30_000;
     this.#sharedOption = options.shared ?? false;
     const rota = options.rota;
-    this.#rota =
-      rota && rota.count > 1 && rota.count <= ROTA_MOST
-        ? {
-            ...rota,
-            clock: rota.clock ?? options.now,
-            seen: new Float64Array(rota.count),
-            ownAt: -1,
-            ownIn: 0,
-            ownSpacing: 0,
-            fits: undefined,
-            rtts: [0, Infinity, 0, Infinity],
-            got: [],
-            wide: [0, 0],
-            random: false,
-          }
-        : undefined;
+    this.#rota = rota && rota.count > 1 && rota.count <= ROTA_MOST ? newRota(rota, options.now) : undefined;
     this.#windowStart = this.#lastAccepted = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
@@ -350,10 +281,7 @@ export class Pace {
     this.#changedTo[0] = this.limit;
   }
 
-  /**
-   * Told of every attempt as it ends: what it came to, its round trip in ms and, for a push-back,
-   * the Retry-After in ms (negative when none was given).
-   */
+  /** Told of every attempt as it ends: what it came to, its round trip (ms), a push-back's Retry-After (ms; negative: none). */
   answered(answer: Answer, rttMs: number, retryAfterMs = -1): void {
     const now = this.#now();
     this.#startsInARow = 0;
@@ -729,10 +657,7 @@ export class Pace {
     return true;
   }
 
-  /**
-   * Counts an answer (accepted or pushed back) to a request sent at `sent`: in the ring of the last
-   * answers, and under the limit it was sent at. Returns that limit.
-   */
+  /** Counts an answer to a request sent at `sent` in the ring of the last answers and under the limit it was sent at (returned). */
   #count(sent: number, pushedBack: boolean, rttMs: number): number {
     if (sent + rttMs - this.#agedAt >= LEVEL_HALF_LIFE_MS) {
       this.#agedAt = sent + rttMs;
@@ -778,10 +703,7 @@ export class Pace {
     return sent - this.#acceptedSent < Math.min(...this.#spacings) - 1;
   }
 
-  /**
-   * Whether the push-backs among the last answers, the last to a request sent at `level`, are few
-   * enough to be the service's random refusals (items 2 and 7).
-   */
+  /** Whether the last answers' push-backs (the last sent at `level`) are few enough to be random refusals (items 2 and 7). */
   #tolerated(level: number, sent: number): boolean {
     // In the relay, item 28's way out spent or barred, refused by others' slots (not early, 22) under half item 20's share: shared (35).
     const early = this.#early(sent);
@@ -1189,39 +1111,29 @@ export class Pace {
 }
 
 /** Shards' turns (see #rotaWait): where this one is, who was seen, its own turns' pace, whether the limit is a rate. */
-interface Rota {
-  index: number;
-  count: number;
-  clock: () => number;
-  /** Per shard: the turn until which it is taken to be there (NaN: gone). */
-  seen: Float64Array;
-  /** Its own last turn, the starts got in there, and the spacing they came to in the turn before. */
-  ownAt: number;
-  ownIn: number;
-  ownSpacing: number;
-  /** Whether the limit is a rate (undefined: not known yet), from answers accepted and pushed back: [count, fastest round trip] each. */
-  fits: boolean | undefined;
-  rtts: [number, number, number, number];
-  /** Its own turns (#ownTurn): spacings it got in at; starts spaced as far as most, and refused; refused at random: off for good. */
-  got: number[];
-  wide: [number, number];
-  random: boolean;
+function newRota({ index, count, clock }: NonNullable<PaceOptions['rota']>, now: () => number) {
+  return {
+    index,
+    count,
+    clock: clock ?? now,
+    seen: new Float64Array(count), // Per shard: the turn until which it is taken to be there (NaN: gone).
+    // Its own last turn, the starts got in there, and the spacing they came to in the turn before.
+    ownAt: -1,
+    ownIn: 0,
+    ownSpacing: 0,
+    // Whether the limit is a rate (undefined: not known yet), from answers accepted and pushed back: [count, fastest round trip] each.
+    fits: undefined as boolean | undefined,
+    rtts: [0, Infinity, 0, Infinity] as [number, number, number, number],
+    // Its own turns (#ownTurn): spacings it got in at; starts spaced as far as most, and refused; refused at random: off for good.
+    got: [] as number[],
+    wide: [0, 0] as [number, number],
+    random: false,
+  };
 }
+type Rota = ReturnType<typeof newRota>;
 
 /** Answers to requests sent at some pace: how many, the push-backs among them, and the sum of their paces (requests a ms). */
 type Tally = [answers: number, refused: number, pace: number];
-
-/**
- * A descent: when it began, the answers before it (from the ring) and the limit and slow start
- * then, and the answers to requests sent since.
- */
-interface Descent {
-  start: number;
-  before: Tally;
-  value: number;
-  slowStart: boolean;
-  since: Tally;
-}
 
 /** a mod n, from 0 to n - 1 for a negative too (a clock before 1970, or a test's). */
 function modulo(a: number, n: number): number {

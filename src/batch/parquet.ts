@@ -116,10 +116,7 @@ function broken(name: string, why: string): UsageError {
  */
 const SLICE_ROWS = 65_536;
 
-/**
- * Reads a file's footer and finds its columns (a broken file or a missing column is a usage error),
- * and gives the reader of its rows, a slice of a row group at a time.
- */
+/** Finds a file's columns from its footer (broken, or a column missing: a usage error); gives its rows' reader, by row group slices. */
 export async function openParquet(file: string, name: string, options: ReadOptions): Promise<(options: ReadOptions) => RowSource> {
   const { asyncBufferFromFile, parquetMetadataAsync, parquetScan, parquetSchema } = await import('hyparquet');
   let metadata: FileMetaData;

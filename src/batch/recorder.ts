@@ -52,8 +52,7 @@ export class BatchRecorder implements OutcomeSink {
   /** Failures shown on stderr one by one. */
   shownFailures = 0;
   readonly #o: RecorderOptions;
-  /** Failures in a row that every row would share (see #breaker). */
-  #streak = 0;
+  #streak = 0; // Failures in a row that every row would share (see #breaker).
   readonly #stdout: NodeJS.WritableStream;
   /** Lines of the rows sent in this run (and not yet settled): only their outcomes are new to the journal. */
   readonly #sent = new Set<number>();

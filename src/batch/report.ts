@@ -1,7 +1,4 @@
-/**
- * What a batch prints: one NDJSON result per row, the progress line, the summary and the GitHub step
- * summary table. Pure functions; commands/batch.ts does the writing.
- */
+/** What a batch prints: NDJSON per row, the progress line, the summary, the step summary. Pure: commands/batch.ts writes them. */
 import { rawJson, failureJson, formatMs, printable, resultJson, toJson } from '../output/render.js';
 import type { Palette } from '../output/colors.js';
 import type { ServerMask } from '../output/redact.js';

@@ -201,12 +201,10 @@ const QUOTE = 34;
 
 interface OpenRecord {
   line: number;
-  /** Its lines so far, to be read again after the first should it be given up. */
-  items: Item[];
+  items: Item[]; // Its lines so far, to be read again after the first should it be given up.
   size: number;
   fields: string[];
-  /** The quoted field being read. */
-  field: string;
+  field: string; // The quoted field being read.
 }
 
 /**

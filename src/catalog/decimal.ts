@@ -5,12 +5,9 @@
 import { DECIMAL } from '../client/request.js';
 
 interface Decimal {
-  /** -1, 0 or 1. */
-  sign: number;
-  /** Significant digits, without leading or trailing zeros; "" for zero. */
-  digits: string;
-  /** The value is 0.<digits> × 10^point. */
-  point: number;
+  sign: number; // -1, 0 or 1.
+  digits: string; // Significant digits, without leading or trailing zeros; "" for zero.
+  point: number; // The value is 0.<digits> × 10^point.
 }
 
 function decimal(text: string): Decimal {

@@ -13,11 +13,9 @@ import { printable, shellQuote } from '../output/render.js';
 import { writableByOwnerOnly } from '../startup.js';
 import type { CatalogSource } from './find.js';
 
-/** The largest catalog read: far above any team's triggers, far below what a string can hold. */
-const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+const MAX_CATALOG_BYTES = 16 * 1024 * 1024; // The largest catalog read: far above any team's triggers, far below what a string can hold.
 
-/** Links followed from the file found, as the kernel's own limit for a path (ELOOP). */
-const MAX_LINKS = 40;
+const MAX_LINKS = 40; // Links followed from the file found, as the kernel's own limit for a path (ELOOP).
 
 export interface ReadCatalogOptions {
   /** How the file was found; only a file the search found is checked for its owner. Default: found. */
@@ -152,10 +150,7 @@ function follow(file: string, check: (hop: string, stat: fs.Stats, dir: string) 
   throw cannotRead(file, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
 }
 
-/**
- * The file a catalog is read from and written to, links followed: for one the search found, each hop
- * checked as above (in GitHub Actions, inside the workspace, trusted).
- */
+/** A catalog's file, links followed: for one the search found, each hop checked as above (in Actions, inside the workspace, trusted). */
 export function catalogTarget(file: string, options: ReadCatalogOptions = {}): Target {
   // Undefined where files have no owners to compare (Windows).
   const uid = process.getuid?.();
@@ -164,10 +159,7 @@ export function catalogTarget(file: string, options: ReadCatalogOptions = {}): T
   return follow(file, (hop, stat) => options.write && uid !== undefined && notOthersLink(file, hop, stat, uid), true);
 }
 
-/**
- * A file trusted by name is still not written through a link another user owns (one in a shared
- * folder, or planted there since the file was named), whatever it leads to.
- */
+/** Never written through a link another user owns, even trusted by name (in a shared folder, or planted since), wherever it leads. */
 function notOthersLink(named: string, hop: string, stat: fs.Stats, uid: number): void {
   if (!stat.isSymbolicLink() || stat.uid === uid || stat.uid === 0) return;
   const message = `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`;

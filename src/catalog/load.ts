@@ -75,8 +75,7 @@ function lineFinder(text: string): (offset: number) => number {
   };
 }
 
-/** Searches from the start of the text for keys not found after the last one, at most this many times. */
-const MAX_KEY_RESCANS = 64;
+const MAX_KEY_RESCANS = 64; // Searches from the start of the text for keys not found after the last one, at most this many times.
 
 /**
  * The line where a key is written, for messages that point at it. Keys are looked for in the order
@@ -121,10 +120,7 @@ export function isPlainValid(data: unknown): boolean {
   return catalogProblems(data).length === 0;
 }
 
-/**
- * Checks parsed catalog text. Returns every problem found (for `trigger triggers check`), each with
- * the line it is on where that is known.
- */
+/** Every problem in parsed catalog text (for `trigger triggers check`), each with its line where that is known. */
 export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
   const lineOfKey = keyLines(text);
@@ -188,8 +184,7 @@ function entryProblems(key: string, entry: unknown, at: (message: string) => voi
   }
 }
 
-/** A JSON string (passed over) or a number, in catalog text. */
-const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g; // A JSON string (passed over) or a number, in catalog text.
 
 /**
  * Bounds written as numbers too small for a double (1e-400, 0. and 400 zeros and a 1): JSON.parse
@@ -270,17 +265,12 @@ export interface LoadOptions extends Omit<ReadCatalogOptions, 'source'> {
   checkedRecord?: string | undefined;
 }
 
-/** The record of catalogs checked holds 16 short lines; anything much larger is not one of ours. */
-const MAX_RECORD_BYTES = 64 * 1024;
-/** Catalogs remembered as usable, at most this many (the last ones checked). */
-const MAX_REMEMBERED = 16;
+const MAX_RECORD_BYTES = 64 * 1024; // The record of catalogs checked holds 16 short lines; anything much larger is not one of ours.
+const MAX_REMEMBERED = 16; // Catalogs remembered as usable, at most this many (the last ones checked).
 /** A catalog changed less than this long before its check is not remembered (a coarse clock could hide a second change). */
 const SETTLED_MS = 2000;
 
-/**
- * The rules a remembered catalog passed: a record made under other rules is not taken (bounds
- * outside a double's range passed before version 2).
- */
+/** The rules a remembered catalog passed: one made under others is not taken (bounds beyond a double's range passed before 2). */
 const RULES_VERSION = 2;
 
 /** Remembers `file` as the last one checked, its earlier place (if any) given up. */

@@ -54,20 +54,16 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
   #headers = NO_HEADERS;
-  /** The body kept (decoded, for a compressed answer), and its size. */
-  #first: Buffer | undefined;
+  #first: Buffer | undefined; // The body kept (decoded, for a compressed answer), and its size.
   #more: Buffer[] | undefined;
   #size = 0;
   #truncated = false;
   #timedOut = false;
   #interrupted = false;
   #sent = false;
-  /** The body has been read as far as it will be (the answer may still be decoding). */
-  #bodyEnded = false;
-  /** The bytes of the body read (before decoding), held to MAX_BODY_BYTES. */
-  #read = 0;
-  /** For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come. */
-  #coding: Coding | undefined;
+  #bodyEnded = false; // The body has been read as far as it will be (the answer may still be decoding).
+  #read = 0; // The bytes of the body read (before decoding), held to MAX_BODY_BYTES.
+  #coding: Coding | undefined; // For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come.
   #decoder: Transform | undefined;
 
   /** `started` is now, on the monotonicMs() clock (given when the caller has just read it). */
@@ -156,10 +152,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     return decoder;
   }
 
-  /**
-   * A body that cannot be decoded is a malformed answer when its status is 2xx (whether it says
-   * `"success": false` cannot be read); any other status says enough.
-   */
+  /** An undecodable body is a malformed answer under a 2xx (a `"success": false` in it cannot be read); another status says enough. */
   #undecodable(error: DecodeError): void {
     if (this.done) return;
     this.#dropDecoder();

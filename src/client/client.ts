@@ -97,8 +97,7 @@ export class TriggerClient {
   readonly #apiKey: string;
   readonly #options: ClientOptions;
   #dispatcher: Dispatcher | undefined;
-  /** The proxy the dispatcher goes through, if any: its failures are named as the proxy's. */
-  #proxy: ProxyChoice | undefined;
+  #proxy: ProxyChoice | undefined; // The proxy the dispatcher goes through, if any: its failures are named as the proxy's.
   readonly #deadlines = new Deadlines();
   /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
   readonly #waits = new Map<() => void, AbortSignal[]>();
@@ -111,10 +110,8 @@ export class TriggerClient {
   readonly #wake = () => {
     for (const [stop, signals] of this.#waits) if (signals.some((s) => s.aborted)) stop();
   };
-  /** The same headers for every request, names and values in turn, as undici takes them with the least work. */
-  readonly #headerList: string[];
-  /** Masks the key in server text; made when an answer first needs it. */
-  #mask: Redactor | undefined;
+  readonly #headerList: string[]; // The same headers for every request, names and values in turn, as undici takes them with the least work.
+  #mask: Redactor | undefined; // Masks the key in server text; made when an answer first needs it.
 
   constructor(options: ClientOptions) {
     if (typeof options.baseUrl === 'string') {
@@ -149,9 +146,7 @@ export class TriggerClient {
       // Node's default (what undici would read from node:http, which is then not loaded at all).
       maxHeaderSize: 16 * 1024,
     };
-    const { dispatcher, proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env);
-    this.#dispatcher = dispatcher;
-    this.#proxy = proxy;
+    ({ dispatcher: this.#dispatcher, proxy: this.#proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env));
   }
 
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
@@ -221,11 +216,9 @@ export class TriggerClient {
     }
     // The headers as server JSON: the key, and pieces of it, masked in their names and values.
     const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json as AnswerHeaders;
-    if (isRetryableStatus(status) && canRetry && !options.throwPushBack) {
-      if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
-        const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
-        return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
-      }
+    if (isRetryableStatus(status) && canRetry && !options.throwPushBack && (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS)) {
+      const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
+      return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
     }
     const context = {
       triggerId: event.triggerId,

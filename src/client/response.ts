@@ -35,10 +35,7 @@ function field(body: Record<string, unknown>, name: string): string | undefined 
   return said(value) ?? (typeof value === 'object' && value !== null ? said((value as { message?: unknown }).message) : undefined);
 }
 
-/**
- * The server's own explanation: the JSON body's message, error, title or detail (title and detail
- * together for application/problem+json), else an excerpt of the text.
- */
+/** The server's own words: the JSON's message, error, title or detail (problem+json: title and detail), else an excerpt of the text. */
 export function serverMessage(json: unknown, text: string): string | undefined {
   if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
     const body = json as Record<string, unknown>;
@@ -65,8 +62,7 @@ function markupText(html: string): string {
     .trim();
 }
 
-/** How much of a page is looked at: its words come early, and the time spent stays small. */
-const HTML_READ = 64 * 1024;
+const HTML_READ = 64 * 1024; // How much of a page is looked at: its words come early, and the time spent stays small.
 
 /**
  * An HTML page's words: its title, then the text of its body (scripts, styles and comments left out,

@@ -33,10 +33,7 @@ export interface EmulatorOptions {
   failStatus?: number;
   /** Delay before every answer, ms. */
   latencyMs?: number;
-  /**
-   * Requests per second it takes (a token bucket holding a tenth of a second's worth); beyond that
-   * it answers 429 with Retry-After, as a rate-limited service does.
-   */
+  /** Requests a second it takes (a token bucket of a tenth of a second's worth); beyond, 429 with Retry-After, as a rate limit does. */
   capacity?: number;
   /** Requests it works on at once; beyond that it answers 503 with Retry-After, as an overloaded one does. */
   maxInFlight?: number;

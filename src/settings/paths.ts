@@ -1,10 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 
-/**
- * The folder that holds config.json: TRIGGER_CONFIG_DIR, else the platform's user config folder
- * (the same places conf/env-paths use, without their "-nodejs" suffix).
- */
+/** config.json's folder: TRIGGER_CONFIG_DIR, else the platform's user config folder (as conf/env-paths, without "-nodejs"). */
 export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   if (env.TRIGGER_CONFIG_DIR) return path.resolve(env.TRIGGER_CONFIG_DIR);
   const home = env.HOME || os.homedir();

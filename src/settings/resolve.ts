@@ -64,8 +64,7 @@ export function activeProfile(flags: SettingsFlags, env: NodeJS.ProcessEnv): str
   return selectedProfile(flags, env, readConfig(configPath(env))).name;
 }
 
-/** Marks a key that is in the credential store (read by resolveWorld). */
-const STORED = '\u0000keychain';
+const STORED = '\u0000keychain'; // Marks a key that is in the credential store (read by resolveWorld).
 
 /** resolveSettings, then the key from the OS credential store when the profile keeps it there. */
 export async function loadSettings(options: ResolveOptions = {}): Promise<Settings> {

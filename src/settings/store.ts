@@ -103,10 +103,7 @@ function cannot(what: string, target: string, error: unknown): ConfigError {
   return new ConfigError(message, { hint: 'set TRIGGER_CONFIG_DIR to a folder you can write to' });
 }
 
-/**
- * Changes the config and writes the whole file back under the lock, keeping every value it does not
- * change. `update` sees the file as it is inside the lock.
- */
+/** Writes the whole config back under the lock, keeping every value `update` (which sees the file inside the lock) does not change. */
 export async function updateConfig(file: string, update: (data: ConfigData) => ConfigData, options: LockOptions = {}): Promise<ConfigData> {
   readConfig(file); // a corrupt file stops here, before anything is created or locked
   try {
