@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { BIN, run, type Sandbox } from '../helpers/cli.js';
+import { paste as pasteIn, run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
 import { csvRows, userOf } from '../helpers/batch.js';
 
@@ -16,13 +16,7 @@ let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
 
 const at = (name: string) => path.join(box.home, name);
-/** A printed command, run as a user pastes it: in bash, in the sandbox's home, `trigger` being the built binary. */
-const paste = (command: string) =>
-  run(['-c', command.replaceAll('trigger batch', `'${process.execPath}' '${BIN}' batch`)], {
-    env: box.env,
-    command: 'bash',
-    timeoutMs: 120_000,
-  });
+const paste = (command: string) => pasteIn(command, box.env);
 const restOf = (stderr: string) => /send them with: (.*)$/m.exec(stderr)?.[1];
 
 describe('the first signal on a big file, audited', () => {

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, run, type Sandbox } from '../helpers/cli.js';
+import { BIN, paste as pasteIn, run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
 import { answerSlowly, csvRows, keptRows, userOf } from '../helpers/batch.js';
 
@@ -17,13 +17,7 @@ let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
 
 const at = (name: string) => path.join(box.home, name);
-/** A printed command, run as a user pastes it: in bash, `trigger` being the built binary. */
-const paste = (command: string) =>
-  run(['-c', command.replaceAll('trigger batch', `'${process.execPath}' '${BIN}' batch`)], {
-    env: box.env,
-    command: 'bash',
-    timeoutMs: 120_000,
-  });
+const paste = (command: string) => pasteIn(command, box.env);
 
 describe('the first signal on a big file', () => {
   it('keeps 100,000 more rows at most; the printed command sends the rest, once, run twice', async () => {

@@ -95,3 +95,12 @@ export function expectNoKey(result: Pick<RunResult, 'stdout' | 'stderr'>, key: s
     if (result[stream].includes(key)) throw new Error(`the API key appeared on ${stream}`);
   }
 }
+
+/** A command trigger printed, run as a user pastes it: in bash, in the sandbox's home, `trigger` being the built binary. */
+export function paste(command: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return run(['-c', command.replaceAll('trigger batch', `'${process.execPath}' '${BIN}' batch`)], {
+    env,
+    command: 'bash',
+    timeoutMs: 120_000,
+  });
+}
