@@ -43311,7 +43311,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, SLOTS_LEAVE_MS, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43364,6 +43364,7 @@ var init_pace = __esm({
     PROBES_IN = 8;
     SLOTS_SEEN = 3;
     SLOTS_NOISE = 0.05;
+    SLOTS_LEAVE_MS = 5e3;
     ROOM_EVERY = 15;
     SPACINGS = 8;
     NARROWINGS_BEFORE_FASTER = 3;
@@ -43479,6 +43480,8 @@ var init_pace = __esm({
       /** Its refusals in the relay that were not early, none a probe refused again (-Infinity: one was), and whether it left so (item 28). */
       #slotsSeen = 0;
       #leftSlots = false;
+      #slotsLeftAt = -Infinity;
+      // when it last left the relay so
       #startsAtOne = 0;
       /** Last Retry-After at one at a time (ms), answers accepted since (-1: never refused so), a turn just ended, found alone at (27). */
       #retryAfter = 0;
@@ -43694,7 +43697,8 @@ var init_pace = __esm({
         if (this.#spaced && (!this.#alone || !early)) {
           if (again) this.#crowded = true;
           if (!early) this.#slotsSeen = again ? -Infinity : this.#slotsSeen + 1;
-          const slots = !this.#leftSlots && this.#slotsSeen >= SLOTS_SEEN && 4 * this.#recentPushBacks < this.#recentCount;
+          const told = this.#rota?.fits === false && now - this.#slotsLeftAt >= SLOTS_LEAVE_MS;
+          const slots = told || !this.#leftSlots && this.#slotsSeen >= SLOTS_SEEN && 4 * this.#recentPushBacks < this.#recentCount;
           const [probes, out, starts] = this.#relay;
           const share = (probes - out) / starts;
           const shown2 = (this.#alone ? probes - out : probes - 2 * out) >= PROBES_IN;
@@ -43702,6 +43706,7 @@ var init_pace = __esm({
           if (slots || random) {
             this.#noise = Math.max(this.#noise, random ? this.#recentPushBacks / Math.max(1, this.#recentCount) : SLOTS_NOISE);
             this.#leftSlots ||= slots;
+            if (slots) this.#slotsLeftAt = now;
             this.#slotsSeen = 0;
             this.#relay.fill(0);
             return this.#restart();

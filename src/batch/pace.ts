@@ -102,6 +102,7 @@ const PROBES_IN = 8;
 /** Refusals by others' slots (not early) before a sender whose probes get in leaves the relay, once; the share then taken for random (item 28). */
 const SLOTS_SEEN = 3;
 const SLOTS_NOISE = 0.05;
+const SLOTS_LEAVE_MS = 5_000;
 const ROOM_EVERY = 15;
 const SPACINGS = 8; // Accepted starts' spacings remembered to tell a sender's own limit from others' slots (item 22).
 const NARROWINGS_BEFORE_FASTER = 3; // After this many narrowings in a row without a push-back, each narrows twice as much (up to half).
@@ -211,6 +212,7 @@ export class Pace {
   /** Its refusals in the relay that were not early, none a probe refused again (-Infinity: one was), and whether it left so (item 28). */
   #slotsSeen = 0;
   #leftSlots = false;
+  #slotsLeftAt = -Infinity; // when it last left the relay so
   #startsAtOne = 0;
   /** Last Retry-After at one at a time (ms), answers accepted since (-1: never refused so), a turn just ended, found alone at (27). */
   #retryAfter = 0;
@@ -447,9 +449,11 @@ export class Pace {
     if (this.#spaced && (!this.#alone || !early)) {
       if (again) this.#crowded = true;
       // Not early, its probes in at once (none refused again), under a quarter of its answers refused: others hold slots
-      // at once (limit_conn), not a rate, and one frees within a round trip: item 20's way out, once (item 28).
+      // at once (limit_conn), not a rate, and one frees within a round trip: item 20's way out, once (item 28). Slots the rota's
+      // round trips told (a shard come late to siblings that fill them sat here at 5-9 rows/s for 40 s): every SLOTS_LEAVE_MS.
       if (!early) this.#slotsSeen = again ? -Infinity : this.#slotsSeen + 1;
-      const slots = !this.#leftSlots && this.#slotsSeen >= SLOTS_SEEN && 4 * this.#recentPushBacks < this.#recentCount;
+      const told = this.#rota?.fits === false && now - this.#slotsLeftAt >= SLOTS_LEAVE_MS;
+      const slots = told || (!this.#leftSlots && this.#slotsSeen >= SLOTS_SEEN && 4 * this.#recentPushBacks < this.#recentCount);
       // Probes in more than out (alone: PROBES_IN in), refused as often as its other starts (within 2x), a quarter or
       // more: random (items 20, 22).
       const [probes, out, starts] = this.#relay;
@@ -459,6 +463,7 @@ export class Pace {
       if (slots || random) {
         this.#noise = Math.max(this.#noise, random ? this.#recentPushBacks / Math.max(1, this.#recentCount) : SLOTS_NOISE);
         this.#leftSlots ||= slots;
+        if (slots) this.#slotsLeftAt = now;
         this.#slotsSeen = 0;
         this.#relay.fill(0);
         return this.#restart();
