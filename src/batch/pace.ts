@@ -48,22 +48,16 @@ const MIN_RTT_MS = 1; // The shortest round trip the pace reckons with, ms (the 
 export const MAX_PAUSE_MS = 60_000;
 const SLOW_START_TOLERANCE = 1.25; // Slow start goes on while a round trip is within this factor of the base.
 const NOISE_MS = 2; // Round trips within this many ms of the base are the same: on loopback, the client's own scheduling.
-/**
- * After slow start: grow while the round trip is within 10% of the base, shrink by a tenth when it
- * is over 50% above it, hold in between. A ratio, not Vegas's queue in requests: on a shared
- * machine the client's own delays grow with the limit and read as a queue.
- */
+// After slow start: grow within 10% of the base round trip, shrink by a tenth over 50% above it, hold between (a ratio, not
+// Vegas's queue in requests: on a shared machine the client's own delays grow with the limit and read as a queue).
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
 const PACED_GROW_BELOW = 2; // Paced, a round trip with no push-back grows the limit by one up to this multiple of the base.
 const TOLERATED_PUSH_BACKS = 2; // Push-backs tolerated within the last TOLERANCE_ANSWERS answers (more: a full service; fewer: random).
 const TOLERANCE_ANSWERS = 100;
-/**
- * Random refusals are told from a limit by the share accepted at a lower and a higher pace (under
- * a limit it falls as the pace rises; at random it stays): each side needs NOISE_ANSWERS, a
- * descent's DESCENT_ANSWERS (a service refusing half at random crawls while it waits for more).
- */
+// Random refusals told from a limit by the share accepted at a lower and a higher pace (a limit's falls as the pace rises): each
+// side needs NOISE_ANSWERS, a descent's DESCENT_ANSWERS (a service refusing half at random crawls while it waits for more).
 const NOISE_ANSWERS = 20;
 const DESCENT_ANSWERS = 10;
 const MIN_NOISE = 0.02;
@@ -112,12 +106,8 @@ const OUTAGE_MS = 1_500;
 const PACE_SLACK_MS = 2; // How far paced starts may fall behind their schedule (see take).
 const PACE_GAIN = 1.1; // Paced, the starts go at this much more than the limit over the round trip; in slow start, at twice it.
 const SLOW_START_GAIN = 2;
-/**
- * Paced and pushed back, the spacing widens by RATE_WIDEN; it narrows every RATE_NARROW_MS without
- * one. In time, not in answers: shards sharing a limit then all narrow as often, and the faster,
- * pushed back more often, comes down to the others (Chiu and Jain); counted in answers, the faster
- * also narrowed more often, and every shard kept its share of the start for good.
- */
+// Paced and pushed back, the spacing widens by RATE_WIDEN; it narrows every RATE_NARROW_MS without one: in time, not answers, so
+// that shards all narrow as often and the faster, pushed back more, comes down to the others (Chiu and Jain; docs/pace.md).
 const RATE_WIDEN = 1.05;
 const RATE_NARROW = 0.01;
 const RATE_NARROW_MS = 300;
@@ -421,8 +411,7 @@ export class Pace {
     if (!again) this.#ownRuns = own ? Math.min(2 * OWN_RUNS, this.#ownRuns + 1) : Math.max(0, this.#ownRuns - 1);
     add(this.#relay, again ? 1 : 0, again ? 0 : this.#acceptedCount - this.#acceptedAtRefusal);
     if (this.#relay[2] > 200) halve(this.#relay);
-    // A slow refusal counts as the round trips it took (item 50); one with Retry-After as one, or the pause below would
-    // take a single slow one for a run, and each pause ends in a slow start into the limit.
+    // A slow refusal counts as the round trips it took; one with Retry-After as one, or a slow one would pause below (item 50).
     const trips = retryAfterMs < 0 ? Math.floor(rttMs / Math.max(MIN_RTT_MS, this.#windowMs)) : 1;
     this.#refusedInARow = (again ? this.#refusedInARow : 0) + Math.max(1, trips);
     this.#acceptedAtRefusal = this.#acceptedCount;
@@ -430,8 +419,7 @@ export class Pace {
     // Not beyond the Retry-After: one let in after seconds held out by others is no service that takes one so seldom (27).
     const quiet = Math.max(QUIET_MS, rttMs, this.#windowMs, Math.min(2 * this.#acceptedEvery, retryAfterMs));
     if (retryAfterMs >= 0 && this.#refusedInARow >= 3 && now - since >= quiet) {
-      // A run the share refused before it makes likely (half at random: three in a row, one in
-      // eight) is no outage: a slow start again, without the pause (item 15).
+      // A run the share refused before makes likely (half at random: three in a row, one in eight) is no outage: no pause (15).
       const run = this.#pushedInARow;
       let share = Math.max(0, this.#recentPushBacks - run) / Math.max(1, this.#recentCount - run);
       // Others share the limit; or never let in, and paused once already: nothing tells their turns from an outage (item 27).
@@ -462,8 +450,7 @@ export class Pace {
       const random = shown && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1;
       if (slots || random) {
         this.#noise = Math.max(this.#noise, random ? this.#recentPushBacks / Math.max(1, this.#recentCount) : SLOTS_NOISE);
-        this.#leftSlots ||= slots;
-        if (slots) this.#slotsLeftAt = now;
+        if (slots) [this.#leftSlots, this.#slotsLeftAt] = [true, now];
         this.#slotsSeen = 0;
         this.#relay.fill(0);
         return this.#restart();
