@@ -43705,8 +43705,7 @@ var init_pace = __esm({
           const random = shown2 && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1;
           if (slots || random) {
             this.#noise = Math.max(this.#noise, random ? this.#recentPushBacks / Math.max(1, this.#recentCount) : SLOTS_NOISE);
-            this.#leftSlots ||= slots;
-            if (slots) this.#slotsLeftAt = now;
+            if (slots) [this.#leftSlots, this.#slotsLeftAt] = [true, now];
             this.#slotsSeen = 0;
             this.#relay.fill(0);
             return this.#restart();
