@@ -1,7 +1,6 @@
 /**
- * Writing a file whole: to a temporary file beside it, synced, then renamed over it, so that a
- * reader (or a crash) sees the old file or the new one, never half of either. For the config, the
- * catalog and a batch's failed file.
+ * Writing a file whole: to a temporary file beside it, synced, then renamed over it, so that a reader (or a crash) sees the old file or the
+ * new one, never half of either. For the config, the catalog and a batch's failed file.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -58,9 +57,8 @@ export function writeFileAtomic(target: string, text: string | Uint8Array, optio
 }
 
 /**
- * Makes a folder and the missing ones above it, each 0700; a folder that exists keeps its mode. Throws
- * the file-system error where one cannot be made. Not mkdirSync's `recursive`, which never returns
- * under /proc (its mkdir answers ENOENT for ever).
+ * Makes a folder and the missing ones above it, each 0700; a folder that exists keeps its mode. Throws the file-system error where one
+ * cannot be made. Not mkdirSync's `recursive`, which never returns under /proc (its mkdir answers ENOENT for ever).
  */
 export function makeFolders(dir: string): void {
   const missing: string[] = [];

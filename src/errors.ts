@@ -145,9 +145,8 @@ export class NetworkError extends AttemptError {
 }
 
 /**
- * Stopped by a signal (exit 130, 143 or 129). Whether the service recorded an event in flight is
- * unknown, unless `notSent`: the stop came before the request went out, or while waiting to retry
- * after an answer that recorded nothing.
+ * Stopped by a signal (exit 130, 143 or 129). Whether the service recorded an event in flight is unknown, unless `notSent`: the stop came
+ * before the request went out, or while waiting to retry after an answer that recorded nothing.
  */
 export class InterruptedError extends AttemptError {
   readonly notSent: boolean;

@@ -1,9 +1,8 @@
 /**
- * The library: what `trigger fire` does, for Node programs, without spawning the CLI (README.md,
- * "Library"). loadSettings resolves as the CLI does, a key in the OS credential store included;
- * resolveSettings does so synchronously, without the store. One client from createClient keeps its
- * connections alive for many events; findCatalog, loadCatalog and TriggerResolver resolve a trigger
- * from a catalog (triggers.json) as `trigger fire` does, checked as the CLI checks it.
+ * The library: what `trigger fire` does, for Node programs, without spawning the CLI (README.md, "Library"). loadSettings resolves as the
+ * CLI does, a key in the OS credential store included; resolveSettings does so synchronously, without the store. One client from
+ * createClient keeps its connections alive for many events; findCatalog, loadCatalog and TriggerResolver resolve a trigger from a catalog
+ * (triggers.json) as `trigger fire` does, checked as the CLI checks it.
  */
 export {
   createClient,

@@ -1,10 +1,9 @@
 /**
- * One lock, for the settings file (withLock) and for a batch's journal and failed file (FileLock): a
- * small file beside the one it guards that names its holder by pid, host and the process's start time,
- * judged by whether that process lives, never by a clock (docs/settings-lock.md says why). It is
- * written whole and hard-linked into place, so exactly one taker wins and nobody reads half of it. The
- * rules differ by caller, as options: the settings wait for a live holder (up to TRIGGER_LOCK_WAIT)
- * and for a lock file that names none; a batch refuses at once and takes such a file over as stale.
+ * One lock, for the settings file (withLock) and for a batch's journal and failed file (FileLock): a small file beside the one it guards
+ * that names its holder by pid, host and the process's start time, judged by whether that process lives, never by a clock
+ * (docs/settings-lock.md says why). It is written whole and hard-linked into place, so exactly one taker wins and nobody reads half of it.
+ * The rules differ by caller, as options: the settings wait for a live holder (up to TRIGGER_LOCK_WAIT) and for a lock file that names
+ * none; a batch refuses at once and takes such a file over as stale.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -55,9 +54,8 @@ function elsewhere(holder: Holder): string | undefined {
 }
 
 /**
- * Whether a process on this machine is the one a lock names: it runs (a zombie has ended), and where
- * the start time was recorded, it is the same (else the pid was reused). What cannot be read proves
- * nothing either way, so the holder is taken to live.
+ * Whether a process on this machine is the one a lock names: it runs (a zombie has ended), and where the start time was recorded, it is the
+ * same (else the pid was reused). What cannot be read proves nothing either way, so the holder is taken to live.
  */
 export function stillRuns(pid: number, recordedStart: string | undefined): boolean {
   try {
@@ -179,9 +177,8 @@ function removeStale(lock: string, dead: Extract<Look, { state: 'dead' }>, text:
 }
 
 /**
- * Takes the lock, or says what stands in the way. A lock found free or stale (removed meanwhile) is
- * tried again at once, a few times, so that only a holder (or what cannot be judged) is waited for.
- * What the file system refuses is thrown as `cannot` words it.
+ * Takes the lock, or says what stands in the way. A lock found free or stale (removed meanwhile) is tried again at once, a few times, so
+ * that only a holder (or what cannot be judged) is waited for. What the file system refuses is thrown as `cannot` words it.
  */
 function take(lock: string, text: string, rules: Rules, cannot: (error: unknown) => TriggerError): Blocked | undefined {
   for (let tries = 0; tries < 10; tries++) {

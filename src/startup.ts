@@ -1,8 +1,7 @@
 /**
- * Start-up, in one room (docs/startup.md): what bin/trigger.cjs runs before the CLI. The inspector
- * guard, then a V8 code cache of dist/cli.cjs used only from the very file this user's trigger wrote
- * for this very bundle, and the V8 flags the commands set at run time, undone before the cache data is
- * made. TRIGGER_NO_STARTUP_CACHE=1 turns the cache and the flags off, for debugging. Built on its own to
+ * Start-up, in one room (docs/startup.md): what bin/trigger.cjs runs before the CLI. The inspector guard, then a V8 code cache of
+ * dist/cli.cjs used only from the very file this user's trigger wrote for this very bundle, and the V8 flags the commands set at run time,
+ * undone before the cache data is made. TRIGGER_NO_STARTUP_CACHE=1 turns the cache and the flags off, for debugging. Built on its own to
  * dist/startup.cjs; the CLI bundle exports restoreV8Flags for start() to call.
  */
 import fs from 'node:fs';
@@ -34,12 +33,11 @@ export function start(bundle: string): void {
 }
 
 /**
- * First, before anything reads the API key: Node opens its inspector (a debugger on 127.0.0.1:9229,
- * which any local user can connect to and read process.env from) on SIGUSR1, unless the process has a
- * SIGUSR1 listener of its own. So the signal is taken and ignored. One that came during Node's own
- * start-up has opened the inspector or is about to: it is closed now, and again after the event
- * loop's first turn (Node starts it from an interrupt and again from the loop), unless the user
- * started Node with --inspect. process._debugEnd does nothing when no inspector listens.
+ * First, before anything reads the API key: Node opens its inspector (a debugger on 127.0.0.1:9229, which any local user can connect to and
+ * read process.env from) on SIGUSR1, unless the process has a SIGUSR1 listener of its own. So the signal is taken and ignored. One that
+ * came during Node's own start-up has opened the inspector or is about to: it is closed now, and again after the event loop's first turn
+ * (Node starts it from an interrupt and again from the loop), unless the user started Node with --inspect. process._debugEnd does nothing
+ * when no inspector listens.
  */
 function guardInspector(): void {
   if (process.platform === 'win32') return; // no SIGUSR1
@@ -59,12 +57,11 @@ function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Compiles dist/cli.cjs as Node would a CommonJS module, with V8 code cache data kept in the cache
- * folder (Node's own compile cache costs 16-19% more CPU per fire; Node 20 has none). V8 checks only
- * the source's length, its version and flags before it runs cache data as code, so data is used only
- * where code-cache.json in the config folder records this very file, made for this very bundle:
- * fileIdentity of both, Node's and V8's versions, the start-up flags (docs/startup.md says why each
- * check, and why not an HMAC). Nothing here may fail the command: no cache is only a slower start.
+ * Compiles dist/cli.cjs as Node would a CommonJS module, with V8 code cache data kept in the cache folder (Node's own compile cache costs
+ * 16-19% more CPU per fire; Node 20 has none). V8 checks only the source's length, its version and flags before it runs cache data as code,
+ * so data is used only where code-cache.json in the config folder records this very file, made for this very bundle: fileIdentity of both,
+ * Node's and V8's versions, the start-up flags (docs/startup.md says why each check, and why not an HMAC). Nothing here may fail the
+ * command: no cache is only a slower start.
  */
 function runWithCodeCache(file: string): Cli {
   const fd = fs.openSync(file, 'r');
@@ -135,9 +132,8 @@ function writeCache(cli: Cli, script: vm.Script, cacheFile: string, names: Recor
 }
 
 /**
- * A file as the kernel knows it: what changes with any write, chmod, chown, rename or copy. The change
- * time carries it (which no one can set: any write, chmod, chown or rename moves it to the present),
- * and the birth time, where a file system has no change time of its own.
+ * A file as the kernel knows it: what changes with any write, chmod, chown, rename or copy. The change time carries it (which no one can
+ * set: any write, chmod, chown or rename moves it to the present), and the birth time, where a file system has no change time of its own.
  */
 function fileIdentity(stat: fs.BigIntStats): string {
   return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs].join(':');
@@ -186,9 +182,8 @@ function readMine<T>(file: string, read: (fd: number, stat: fs.BigIntStats) => T
 }
 
 /**
- * A record the tool keeps (a JSON object), if its file is this user's own regular file that no one
- * else can write, reached through no link, and at most `limit` bytes; else none. The code cache's
- * records and the catalogs' checked record (catalog/load.ts) are read so.
+ * A record the tool keeps (a JSON object), if its file is this user's own regular file that no one else can write, reached through no link,
+ * and at most `limit` bytes; else none. The code cache's records and the catalogs' checked record (catalog/load.ts) are read so.
  */
 export function readOwnRecord(file: string, limit: number): Record<string, unknown> {
   const data = readMine(file, (fd, stat) =>
@@ -241,9 +236,8 @@ function fnv1a(text: string): string {
 const undoFlags: string[] = [];
 
 /**
- * Sets V8 flags, remembering how to undo them: V8 accepts cache data only under the flags it was made
- * with. `undo` must bring back every flag `flags` changed, implied ones included, or the cache is
- * made anew on every run (test/e2e/startup.test.ts checks it is not).
+ * Sets V8 flags, remembering how to undo them: V8 accepts cache data only under the flags it was made with. `undo` must bring back every
+ * flag `flags` changed, implied ones included, or the cache is made anew on every run (test/e2e/startup.test.ts checks it is not).
  */
 function setV8Flags(flags: string, undo: string): void {
   if (off()) return;
@@ -257,10 +251,9 @@ export function restoreV8Flags(): void {
 }
 
 /**
- * undici parses HTTP with WebAssembly; on Node 20, V8's optimising tier-up of it runs in the background
- * and the process waits for it at exit. The baseline compiler is plenty for one request. Set after
- * undici is loaded: set earlier, the flag made Node discard its stored compiled code for every
- * built-in loaded afterwards. Node 22 and 24 do not wait at exit, and there the flag only costs.
+ * undici parses HTTP with WebAssembly; on Node 20, V8's optimising tier-up of it runs in the background and the process waits for it at
+ * exit. The baseline compiler is plenty for one request. Set after undici is loaded: set earlier, the flag made Node discard its stored
+ * compiled code for every built-in loaded afterwards. Node 22 and 24 do not wait at exit, and there the flag only costs.
  */
 export function keepWasmOnBaselineTier(): void {
   // --liftoff-only implies the other two off; Node 20's defaults have them on.
@@ -268,10 +261,9 @@ export function keepWasmOnBaselineTier(): void {
 }
 
 /**
- * The largest young generation a batch lets V8 have: 32 MB, as far as Node 20 goes by itself. Node 24
- * goes on doubling it, which raises peak RSS at no gain in rate; a smaller cap costs rate. A Parquet
- * read lowers it to 8 MB (youngGenerationForParquet): it decodes 65,536 rows of each column at once,
- * and with 32 MB Node 24 peaked at 156-162 MB against 129-132 MB at 8 MB (1,000,000 rows).
+ * The largest young generation a batch lets V8 have: 32 MB, as far as Node 20 goes by itself. Node 24 goes on doubling it, which raises
+ * peak RSS at no gain in rate; a smaller cap costs rate. A Parquet read lowers it to 8 MB (youngGenerationForParquet): it decodes 65,536
+ * rows of each column at once, and with 32 MB Node 24 peaked at 156-162 MB against 129-132 MB at 8 MB (1,000,000 rows).
  */
 let youngGenerationCap = 32 * 1024 * 1024;
 
@@ -280,11 +272,10 @@ export function youngGenerationForParquet(): void {
 }
 
 /**
- * Keeps V8's young generation at youngGenerationCap at most while a batch runs, by switching V8's
- * `--semi-space-growth-factor` between 1 (do not grow) at the cap and 2 (V8's default) below it. V8
- * reads the factor each time it would grow (unlike `--max-semi-space-size`, fixed at start-up), and it
- * shrinks the young generation now and then, which with the factor left at 1 it could never undo.
- * Returns a function that stops watching.
+ * Keeps V8's young generation at youngGenerationCap at most while a batch runs, by switching V8's `--semi-space-growth-factor` between 1
+ * (do not grow) at the cap and 2 (V8's default) below it. V8 reads the factor each time it would grow (unlike `--max-semi-space-size`,
+ * fixed at start-up), and it shrinks the young generation now and then, which with the factor left at 1 it could never undo. Returns a
+ * function that stops watching.
  */
 export function capYoungGeneration(): () => void {
   const v8 = process.getBuiltinModule('node:v8');

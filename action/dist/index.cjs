@@ -36773,9 +36773,8 @@ var init_resolve = __esm({
         return { key, id: idIn(key, entry, this.profile), entry, min: entry.min?.toString(), max: entry.max?.toString() };
       }
       /**
-       * The catalog trigger a name given on the command line or in a row stands for. A key is found
-       * directly (a catalog that loaded has no profile id that is another trigger's key, so a key is
-       * never ambiguous); a profile's own id through a map made once.
+       * The catalog trigger a name given on the command line or in a row stands for. A key is found directly (a catalog that loaded has no
+       * profile id that is another trigger's key, so a key is never ambiguous); a profile's own id through a map made once.
        */
       resolve(given) {
         let resolution = this.seen.get(given);
@@ -42951,9 +42950,8 @@ var init_recorder = __esm({
         return drained;
       }
       /**
-       * A service that is down, or a key it refuses, fails every row the same way. After a run of such
-       * failures (twice the requests in flight, at least 10) the batch stops sending and keeps the rest,
-       * rather than fail a million rows one by one.
+       * A service that is down, or a key it refuses, fails every row the same way. After a run of such failures (twice the requests in flight,
+       * at least 10) the batch stops sending and keeps the rest, rather than fail a million rows one by one.
        */
       #breaker(outcome) {
         if (outcome.kind === "accepted") this.#streak = 0;
@@ -43786,10 +43784,9 @@ var init_pace = __esm({
         return true;
       }
       /**
-       * An answer in its own turn, where it sends alone. A rate seldom refuses a start spaced as far as most it got in (3%; 22% at a
-       * slow limit whose slots others' probes take); refusals at random take their share at any spacing. 35% of 80 such: no rate,
-       * the rota left for good (four shards of a service refusing half at random crawled on it at 2 rows/s each; at once, the judge
-       * of noise takes them).
+       * An answer in its own turn, where it sends alone. A rate seldom refuses a start spaced as far as most it got in (3%; 22% at a slow limit
+       * whose slots others' probes take); refusals at random take their share at any spacing. 35% of 80 such: no rate, the rota left for good
+       * (four shards of a service refusing half at random crawled on it at 2 rows/s each; at once, the judge of noise takes them).
        */
       #ownTurn(answer, rttMs) {
         const { got, wide } = this.#rota;
@@ -43924,9 +43921,8 @@ var init_pace = __esm({
         return refused2 / (answers + 4) < TWO_AT_ONCE_SHARE;
       }
       /**
-       * Too many push-backs, to a request sent at `level`: does the service refuse this share at random,
-       * whatever the pace (item 7)? The pace now against the paces above it, and those below against
-       * it. Says whether the share tolerated grew; when it did not, it comes down.
+       * Too many push-backs, to a request sent at `level`: does the service refuse this share at random, whatever the pace (item 7)? The pace
+       * now against the paces above it, and those below against it. Says whether the share tolerated grew; when it did not, it comes down.
        */
       #judgeNoise(level) {
         const from = Math.max(1, Math.ceil(NOISE_BAND * level));
@@ -43942,9 +43938,8 @@ var init_pace = __esm({
         return false;
       }
       /**
-       * Too many push-backs during a descent: did coming down bring them down (item 10)? Refusals that
-       * did not follow the pace are tolerated from now on, and the limit goes back to where the descent
-       * began. Says whether they were random.
+       * Too many push-backs during a descent: did coming down bring them down (item 10)? Refusals that did not follow the pace are tolerated
+       * from now on, and the limit goes back to where the descent began. Says whether they were random.
        */
       #judgeDescent(now) {
         const descent = this.#descent;
@@ -44161,11 +44156,10 @@ var init_pace = __esm({
         if (this.#spacingMs > 0 && this.#rateGapMs > this.#spacingMs) this.#spacingMs = this.#rateGapMs;
       }
       /**
-       * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
-       * and the count in flight comes back up to what that rate keeps out, so that the rate sets the
-       * pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and the rate is kept (item 11).
-       * Under the round trip (item 51), every push-back, tolerated or not, widens it, but for one to a request sent before the
-       * last push-back came (item 54: two at once would widen it twice); says whether it is still under it.
+       * Paced, a push-back that cut: the starts go a little further apart than those it was sent at, and the count in flight comes back up to
+       * what that rate keeps out, so that the rate sets the pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and
+       * the rate is kept (item 11). Under the round trip (item 51), every push-back, tolerated or not, widens it, but for one to a request sent
+       * before the last push-back came (item 54: two at once would widen it twice); says whether it is still under it.
        */
       #holdRate(spacing, down) {
         const least = Math.min(...this.#spacings);

@@ -1,8 +1,7 @@
 /**
- * The lines of a byte stream, found with indexOf over bytes and decoded as strict UTF-8. Every row
- * reader starts here, so the guarantees hold for all formats: time linear in the input, memory flat
- * (a line over MAX_LINE_BYTES is reported, not held), and bytes that are not UTF-8 make their line
- * invalid instead of reaching the service as U+FFFD.
+ * The lines of a byte stream, found with indexOf over bytes and decoded as strict UTF-8. Every row reader starts here, so the guarantees
+ * hold for all formats: time linear in the input, memory flat (a line over MAX_LINE_BYTES is reported, not held), and bytes that are not
+ * UTF-8 make their line invalid instead of reaching the service as U+FFFD.
  */
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
@@ -12,10 +11,9 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 const KEPT_OF_LONG_LINE = 1024; // How much of an over-long line is kept, for the failed file and the message.
 
 /**
- * Input is handed on 4 KiB at a time (about 190 rows of a typical CSV). A pipe delivers 64 KiB and a
- * file stream more; the rows made from one piece are all alive at once, they outlive V8's young
- * collections, and the more of them, the more V8 grows its heap and the more time it spends copying
- * them: smaller pieces keep peak memory and CPU time down (figures: docs/performance.md).
+ * Input is handed on 4 KiB at a time (about 190 rows of a typical CSV). A pipe delivers 64 KiB and a file stream more; the rows made from
+ * one piece are all alive at once, they outlive V8's young collections, and the more of them, the more V8 grows its heap and the more time
+ * it spends copying them: smaller pieces keep peak memory and CPU time down (figures: docs/performance.md).
  */
 export const SLICE_BYTES = 4 * 1024;
 
@@ -53,9 +51,8 @@ function decodeLine(bytes: Uint8Array, line: number): string | BadLine {
 }
 
 /**
- * The encoding of text that starts with these bytes, when it is UTF-16 or UTF-32 (as Excel's
- * "Unicode text" and PowerShell 5's `>` write it): its NULs and byte-order mark would otherwise be
- * reported as a broken header on line 2.
+ * The encoding of text that starts with these bytes, when it is UTF-16 or UTF-32 (as Excel's "Unicode text" and PowerShell 5's `>` write
+ * it): its NULs and byte-order mark would otherwise be reported as a broken header on line 2.
  */
 export function wideEncoding(bytes: Uint8Array): string | undefined {
   const [a, b, c, d] = bytes;

@@ -551,10 +551,9 @@ export class Pace {
   }
 
   /**
-   * An answer in its own turn, where it sends alone. A rate seldom refuses a start spaced as far as most it got in (3%; 22% at a
-   * slow limit whose slots others' probes take); refusals at random take their share at any spacing. 35% of 80 such: no rate,
-   * the rota left for good (four shards of a service refusing half at random crawled on it at 2 rows/s each; at once, the judge
-   * of noise takes them).
+   * An answer in its own turn, where it sends alone. A rate seldom refuses a start spaced as far as most it got in (3%; 22% at a slow limit
+   * whose slots others' probes take); refusals at random take their share at any spacing. 35% of 80 such: no rate, the rota left for good
+   * (four shards of a service refusing half at random crawled on it at 2 rows/s each; at once, the judge of noise takes them).
    */
   #ownTurn(answer: Answer, rttMs: number): void {
     const { got, wide } = this.#rota!;
@@ -727,9 +726,8 @@ export class Pace {
   }
 
   /**
-   * Too many push-backs, to a request sent at `level`: does the service refuse this share at random,
-   * whatever the pace (item 7)? The pace now against the paces above it, and those below against
-   * it. Says whether the share tolerated grew; when it did not, it comes down.
+   * Too many push-backs, to a request sent at `level`: does the service refuse this share at random, whatever the pace (item 7)? The pace
+   * now against the paces above it, and those below against it. Says whether the share tolerated grew; when it did not, it comes down.
    */
   #judgeNoise(level: number): boolean {
     const from = Math.max(1, Math.ceil(NOISE_BAND * level));
@@ -748,9 +746,8 @@ export class Pace {
   }
 
   /**
-   * Too many push-backs during a descent: did coming down bring them down (item 10)? Refusals that
-   * did not follow the pace are tolerated from now on, and the limit goes back to where the descent
-   * began. Says whether they were random.
+   * Too many push-backs during a descent: did coming down bring them down (item 10)? Refusals that did not follow the pace are tolerated
+   * from now on, and the limit goes back to where the descent began. Says whether they were random.
    */
   #judgeDescent(now: number): boolean {
     const descent = this.#descent;
@@ -957,9 +954,8 @@ export class Pace {
     [this.#slowStart, this.#cutAt] = [false, now];
     // Cuts start a new round trip; what this one saw of the round trip still counts.
     if (this.#accepted > 0) this.#windowMs = this.#rttSum / this.#accepted;
-    // Nothing sent since the last cut was accepted, and this was pushed back: the answers the
-    // service accepted lately were to requests sent before, so what it took says too much (a
-    // service that has just gone down). Halve, as TCP does.
+    // Nothing sent since the last cut was accepted, and this was pushed back: the answers the service accepted lately were to requests sent
+    // before, so what it took says too much (a service that has just gone down). Halve, as TCP does.
     const down = pushedBack && this.#acceptedSinceCut === 0 && this.#cutBy === 'push-back';
     if (pushedBack) {
       const took = down ? this.#value / 2 : this.#took(now - TOOK_ROUND_TRIPS * (this.#windowMs > 0 ? this.#windowMs : this.#baseRtt));
@@ -975,10 +971,9 @@ export class Pace {
     }
     this.#cutBy = pushedBack ? 'push-back' : 'time-out';
     this.#acceptedSinceCut = 0;
-    // The push-backs that made this cut do not count towards the next: that takes three answers
-    // more (those to requests sent before the cut among them; only one sent after it acts). Not
-    // when down to one at a time, where each counts: so that a probe back at two that is pushed
-    // back again returns to one at once.
+    // The push-backs that made this cut do not count towards the next: that takes three answers more (those to requests sent before the cut
+    // among them; only one sent after it acts). Not when down to one at a time, where each counts: so that a probe back at two that is
+    // pushed back again returns to one at once.
     if (this.limit > 1) {
       this.#recent.fill(0);
       this.#recentPace.fill(0);
@@ -1021,11 +1016,10 @@ export class Pace {
   }
 
   /**
-   * Paced, a push-back that cut: the starts go a little further apart than those it was sent at,
-   * and the count in flight comes back up to what that rate keeps out, so that the rate sets the
-   * pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and the rate is kept (item 11).
-   * Under the round trip (item 51), every push-back, tolerated or not, widens it, but for one to a request sent before the
-   * last push-back came (item 54: two at once would widen it twice); says whether it is still under it.
+   * Paced, a push-back that cut: the starts go a little further apart than those it was sent at, and the count in flight comes back up to
+   * what that rate keeps out, so that the rate sets the pace (docs/pace.md, "The pace held as a rate"). `down`: the count was halved, and
+   * the rate is kept (item 11). Under the round trip (item 51), every push-back, tolerated or not, widens it, but for one to a request sent
+   * before the last push-back came (item 54: two at once would widen it twice); says whether it is still under it.
    */
   #holdRate(spacing: number, down: boolean): boolean {
     // Refused at two, one a round trip accepted, nobody else seen: a strict limit's slot under the round trip (item 51); or at
@@ -1151,12 +1145,10 @@ export function answerOf(status: number, timedOut: boolean): Answer {
 }
 
 /**
- * The share of requests a service refuses at random whatever the pace, judged from answers at a
- * lower pace against answers at a higher one ([answers, push-backs, sum of paces], each side with
- * the answers its caller asks for): more than 0 when random, -1 when the refusals clearly followed
- * the pace (a limit), 0 when it cannot tell.
- * Under a limit, the share accepted at the higher pace is that at the lower one times the ratio
- * of the two paces (no more accepted per round trip); at random, the same.
+ * The share of requests a service refuses at random whatever the pace, judged from answers at a lower pace against answers at a higher one
+ * ([answers, push-backs, sum of paces], each side with the answers its caller asks for): more than 0 when random, -1 when the refusals
+ * clearly followed the pace (a limit), 0 when it cannot tell. Under a limit, the share accepted at the higher pace is that at the lower one
+ * times the ratio of the two paces (no more accepted per round trip); at random, the same.
  */
 function randomShare(low: Tally, high: Tally, [minShare, maxShare]: [number, number], maxRatio: number): number {
   const [lowAnswers, lowRefused, lowPace] = low;
@@ -1174,10 +1166,9 @@ function randomShare(low: Tally, high: Tally, [minShare, maxShare]: [number, num
   const ratio = lowPace / lowAnswers / (highPace / highAnswers);
   if (ratio > maxRatio) return 0;
   const expectedUnderALimit = expectedAtRandom * ratio;
-  // Nearer what random refusals would give than what a limit would; the share refused at the
-  // higher pace at most a quarter larger (and 2 in 100); and the two no further apart than chance
-  // (1.5 standard errors): a higher pace accepted more is a service that changed (a limit that
-  // fell since the higher pace was tried), not one that refuses at random.
+  // Nearer what random refusals would give than what a limit would; the share refused at the higher pace at most a quarter larger (and 2 in
+  // 100); and the two no further apart than chance (1.5 standard errors): a higher pace accepted more is a service that changed (a limit
+  // that fell since the higher pace was tried), not one that refuses at random.
   const atRandom =
     accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 &&
     1 - accepted <= 1.25 * refused + 0.02 &&

@@ -1,8 +1,7 @@
 /**
- * The one place a row's outcome is recorded: the counts, the journal, the failed file, the NDJSON
- * line on stdout and the failure line on stderr. Anything here that can no longer record (a full
- * disk, a closed stdout, a run of hopeless failures) stops the batch with `stop.abort(reason)`;
- * the runner then settles every unsent row with that reason, and they come back here.
+ * The one place a row's outcome is recorded: the counts, the journal, the failed file, the NDJSON line on stdout and the failure line on
+ * stderr. Anything here that can no longer record (a full disk, a closed stdout, a run of hopeless failures) stops the batch with
+ * `stop.abort(reason)`; the runner then settles every unsent row with that reason, and they come back here.
  */
 import { once } from 'node:events';
 import type { Output } from '../output/io.js';
@@ -129,9 +128,8 @@ export class BatchRecorder implements OutcomeSink {
   }
 
   /**
-   * A service that is down, or a key it refuses, fails every row the same way. After a run of such
-   * failures (twice the requests in flight, at least 10) the batch stops sending and keeps the rest,
-   * rather than fail a million rows one by one.
+   * A service that is down, or a key it refuses, fails every row the same way. After a run of such failures (twice the requests in flight,
+   * at least 10) the batch stops sending and keeps the rest, rather than fail a million rows one by one.
    */
   #breaker(outcome: Outcome): void {
     if (outcome.kind === 'accepted') this.#streak = 0;

@@ -1,7 +1,6 @@
 /**
- * --shard <i>/<n>: n jobs given the same file each send the rows of their own shard, split by a
- * stable hash of the user id (a user's events stay together, in one job, in input order), so that
- * between them every row is sent exactly once.
+ * --shard <i>/<n>: n jobs given the same file each send the rows of their own shard, split by a stable hash of the user id (a user's events
+ * stay together, in one job, in input order), so that between them every row is sent exactly once.
  */
 import { UsageError } from '../errors.js';
 import type { Row } from './rows.js';

@@ -1,9 +1,8 @@
 /**
- * Reading a catalog file as data from someone who may not be the user: with limits (a regular file
- * of at most 16 MiB, never a FIFO that hangs or /dev/zero that fills memory) and, for a catalog the
- * parent-folder search found, only when no other user could have written it (git's safe.directory
- * is the model): it, and each link on the way to it, belongs to the user or to root, and no other
- * user can write it or replace it. A catalog named by --catalog or TRIGGER_CATALOG is trusted by name.
+ * Reading a catalog file as data from someone who may not be the user: with limits (a regular file of at most 16 MiB, never a FIFO that
+ * hangs or /dev/zero that fills memory) and, for a catalog the parent-folder search found, only when no other user could have written it
+ * (git's safe.directory is the model): it, and each link on the way to it, belongs to the user or to root, and no other user can write it
+ * or replace it. A catalog named by --catalog or TRIGGER_CATALOG is trusted by name.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -108,9 +107,8 @@ function inside(file: string, dir: string): boolean {
 }
 
 /**
- * In GitHub Actions a catalog in the workspace is trusted, as actions/checkout trusts it for git: a
- * `container:` job runs as root over a checkout owned by the runner's user. Only when the file and
- * everything it links to are in the workspace.
+ * In GitHub Actions a catalog in the workspace is trusted, as actions/checkout trusts it for git: a `container:` job runs as root over a
+ * checkout owned by the runner's user. Only when the file and everything it links to are in the workspace.
  */
 function inWorkspace(file: string, env: NodeJS.ProcessEnv): boolean {
   const workspace = env.GITHUB_WORKSPACE;
@@ -126,10 +124,9 @@ function inWorkspace(file: string, env: NodeJS.ProcessEnv): boolean {
 type Target = { real: string; stat?: fs.Stats | undefined };
 
 /**
- * Follows `file` link by link (at most MAX_LINKS), calling `check` on each hop (the file and each
- * link on the way) with its own stat and its folder's real path; returns the file it leads to (its
- * real path, what a write changes) and its identity, or no identity where nothing is there and
- * `missing` allows it. File-system errors (a hop's or its folder's) name `file`.
+ * Follows `file` link by link (at most MAX_LINKS), calling `check` on each hop (the file and each link on the way) with its own stat and
+ * its folder's real path; returns the file it leads to (its real path, what a write changes) and its identity, or no identity where nothing
+ * is there and `missing` allows it. File-system errors (a hop's or its folder's) name `file`.
  */
 function follow(file: string, check: (hop: string, stat: fs.Stats, dir: string) => void, missing = false): Target {
   let hop = path.resolve(file);
@@ -175,10 +172,9 @@ export function sameFile(a: fs.Stats, b: fs.Stats): boolean {
 }
 
 /**
- * Reads a catalog file within the limits, after the checks above. The file is opened without
- * following a link (the links were followed and checked), and without blocking (a FIFO), and what is
- * read is the file that was checked: its identity from the open file must be the one checked. Returns
- * the text, the file read (`real`: every link followed, what a write changes) and its identity.
+ * Reads a catalog file within the limits, after the checks above. The file is opened without following a link (the links were followed and
+ * checked), and without blocking (a FIFO), and what is read is the file that was checked: its identity from the open file must be the one
+ * checked. Returns the text, the file read (`real`: every link followed, what a write changes) and its identity.
  */
 export function readCatalogFile(file: string, options: ReadCatalogOptions = {}): { real: string; text: string; stat: fs.Stats } {
   const target = catalogTarget(file, options);

@@ -78,10 +78,9 @@ function lineFinder(text: string): (offset: number) => number {
 const MAX_KEY_RESCANS = 64; // Searches from the start of the text for keys not found after the last one, at most this many times.
 
 /**
- * The line where a key is written, for messages that point at it. Keys are looked for in the order
- * they are asked (the file's order, mostly), each search, and each count of lines, going on from the
- * last key found: a catalog within the limits with a problem on each of 200,000 triggers took over two
- * minutes with a search from the start and a line count for each.
+ * The line where a key is written, for messages that point at it. Keys are looked for in the order they are asked (the file's order,
+ * mostly), each search, and each count of lines, going on from the last key found: a catalog within the limits with a problem on each of
+ * 200,000 triggers took over two minutes with a search from the start and a line count for each.
  */
 function keyLines(text: string): (key: string) => number | undefined {
   const lineAt = lineFinder(text);
@@ -206,9 +205,8 @@ function underflowProblems(triggers: Record<string, unknown>, text: string): Cat
 }
 
 /**
- * One id per trigger in each profile, and no name that means two triggers: a profile's own id that
- * is another trigger's key is refused whatever that trigger sends there, so that a key is never
- * ambiguous. One walk of the own ids, however many profiles there are.
+ * One id per trigger in each profile, and no name that means two triggers: a profile's own id that is another trigger's key is refused
+ * whatever that trigger sends there, so that a key is never ambiguous. One walk of the own ids, however many profiles there are.
  */
 function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) => number | undefined): CatalogProblem[] {
   const problems: CatalogProblem[] = [];
@@ -257,10 +255,9 @@ function catalogError(file: string, problems: CatalogProblem[]): ConfigError {
 /** env and write: as readCatalogFile takes them (file.ts); the source is the one `found` says. */
 export interface LoadOptions extends Omit<ReadCatalogOptions, 'source'> {
   /**
-   * A file that remembers catalogs found usable, by the identity the kernel gives the file (device,
-   * inode, size, modification and change times). A catalog unchanged since it passed every rule is
-   * only parsed: the check is most of what a large catalog costs a `fire`, and the file cannot have
-   * changed without its change time moving.
+   * A file that remembers catalogs found usable, by the identity the kernel gives the file (device, inode, size, modification and change
+   * times). A catalog unchanged since it passed every rule is only parsed: the check is most of what a large catalog costs a `fire`, and
+   * the file cannot have changed without its change time moving.
    */
   checkedRecord?: string | undefined;
 }
@@ -287,10 +284,9 @@ function remember(record: string, file: string, identity: string, known: Record<
 }
 
 /**
- * Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be
- * used. A path given as a string is trusted by name (as --catalog); a catalog as findCatalog returns
- * it is checked for its owner when the search found it. Also returns the file read (links followed,
- * what a change writes) and its identity.
+ * Reads and checks a catalog file; throws a ConfigError (exit 2) naming the file when it cannot be used. A path given as a string is
+ * trusted by name (as --catalog); a catalog as findCatalog returns it is checked for its owner when the search found it. Also returns the
+ * file read (links followed, what a change writes) and its identity.
  */
 export function loadCatalog(found: string | FoundCatalog, options: LoadOptions = {}): Catalog & { real: string; stat: fs.Stats } {
   const { path: file, source } = typeof found === 'string' ? { path: found, source: 'flag' as CatalogSource } : found;

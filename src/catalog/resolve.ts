@@ -1,8 +1,7 @@
 /**
- * Resolving a trigger through the catalog for the active profile: the id to send, or why not.
- * A check is one map lookup; a "did you mean" is worked out once per unknown name. Everything from
- * the catalog in a message (keys, ids, reasons, its path) is made printable here, where it meets the
- * words: the messages reach terminals and job logs through lines that add no escaping of their own.
+ * Resolving a trigger through the catalog for the active profile: the id to send, or why not. A check is one map lookup; a "did you mean"
+ * is worked out once per unknown name. Everything from the catalog in a message (keys, ids, reasons, its path) is made printable here,
+ * where it meets the words: the messages reach terminals and job logs through lines that add no escaping of their own.
  */
 import { printable } from '../output/render.js';
 import { compareDecimal } from './decimal.js';
@@ -60,9 +59,8 @@ export class TriggerResolver {
   }
 
   /**
-   * The catalog trigger a name given on the command line or in a row stands for. A key is found
-   * directly (a catalog that loaded has no profile id that is another trigger's key, so a key is
-   * never ambiguous); a profile's own id through a map made once.
+   * The catalog trigger a name given on the command line or in a row stands for. A key is found directly (a catalog that loaded has no
+   * profile id that is another trigger's key, so a key is never ambiguous); a profile's own id through a map made once.
    */
   resolve(given: string): Resolution {
     let resolution = this.seen.get(given);

@@ -12,11 +12,10 @@ export const SCHEMA_FILE_NAME = 'triggers.schema.json';
 const PACKAGE_NAME = 'trigger-cli';
 
 /**
- * What a new catalog names in "$schema", so editors complete and check it. It must resolve from the
- * catalog's folder however trigger was installed: the package's copy where a node_modules in that
- * folder or above holds it (a local install), else a copy written beside the catalog (`npm install
- * -g`, npx: nothing in the project reaches the package). `copyFrom` is the package's file to copy;
- * no `$schema` at all when the package's own cannot be found either, rather than one that does not resolve.
+ * What a new catalog names in "$schema", so editors complete and check it. It must resolve from the catalog's folder however trigger was
+ * installed: the package's copy where a node_modules in that folder or above holds it (a local install), else a copy written beside the
+ * catalog (`npm install -g`, npx: nothing in the project reaches the package). `copyFrom` is the package's file to copy; no `$schema` at
+ * all when the package's own cannot be found either, rather than one that does not resolve.
  */
 export type SchemaPlan = { ref: string | undefined; copyFrom?: string | undefined; copyTo?: string | undefined };
 
@@ -30,8 +29,7 @@ function reference(from: string, to: string): string {
 
 /** The package's own triggers.schema.json: beside the package.json named trigger-cli above this module. */
 export function packageSchema(): string | undefined {
-  // Every bundle that writes a catalog is CommonJS (dist/cli.cjs, the Action's), as are the tests: a
-  // level or two below the package's root.
+  // Every bundle that writes a catalog is CommonJS (dist/cli.cjs, the Action's), as are the tests: a level or two below the package's root.
   if (typeof __filename !== 'string') return undefined;
   for (let dir = path.dirname(__filename), up = 0; up < 4; up++, dir = path.dirname(dir)) {
     try {
@@ -66,10 +64,9 @@ export function catalogText(data: CatalogData): string {
 }
 
 /**
- * Checks the catalog as changed and writes it; a change that would break it is refused, the file
- * untouched. `file` is the file itself (links followed and checked when it was read), written by a
- * temporary file renamed over it in its folder, never through a link; `was` is its identity when it
- * was read (undefined: there was none), and a file that is no longer that one is left as it is.
+ * Checks the catalog as changed and writes it; a change that would break it is refused, the file untouched. `file` is the file itself
+ * (links followed and checked when it was read), written by a temporary file renamed over it in its folder, never through a link; `was` is
+ * its identity when it was read (undefined: there was none), and a file that is no longer that one is left as it is.
  */
 export function saveCatalog(file: string, data: CatalogData, was?: fs.Stats): void {
   const text = catalogText(data);

@@ -126,9 +126,8 @@ export function checkBody(body: string): { value?: number; valueText?: string } 
 }
 
 /**
- * A token bucket: `perSecond` tokens a second, holding at most a tenth of a second's worth (at least
- * one), so that a client cannot bank a second's worth and spend it in one burst. `take` answers 0
- * when there was a token, else the milliseconds until there is.
+ * A token bucket: `perSecond` tokens a second, holding at most a tenth of a second's worth (at least one), so that a client cannot bank a
+ * second's worth and spend it in one burst. `take` answers 0 when there was a token, else the milliseconds until there is.
  */
 export function tokenBucket(perSecond: number, now: () => number): { take(): number } {
   const perMs = perSecond / 1000;
@@ -352,11 +351,10 @@ async function listen(server: http.Server, host: string, port: number): Promise<
 }
 
 /**
- * Opens the log for appending, once; each event is written synchronously, so its line is on disk
- * before the 200 goes out. Opening a FIFO that no one reads blocks until someone does, before the
- * emulator listens, with nothing said: a FIFO is first opened without blocking, which fails at once
- * (ENXIO) when it has no reader; with one, it is opened again as usual, so that writes wait for a
- * slow reader rather than fail.
+ * Opens the log for appending, once; each event is written synchronously, so its line is on disk before the 200 goes out. Opening a FIFO
+ * that no one reads blocks until someone does, before the emulator listens, with nothing said: a FIFO is first opened without blocking,
+ * which fails at once (ENXIO) when it has no reader; with one, it is opened again as usual, so that writes wait for a slow reader rather
+ * than fail.
  */
 function openLog(file: string): number {
   try {

@@ -1,9 +1,8 @@
 /**
- * The operating system's credential store (macOS Keychain, Windows Credential Manager, the Secret
- * Service on Linux desktops) through @napi-rs/keyring, the maintained successor of keytar. The native
- * module is loaded only when a command needs the store, so `trigger fire` with TRIGGER_API_KEY or a
- * key in the file pays nothing for it. Every call gives up after STORE_TIMEOUT_MS: a store that does
- * not answer is treated as no store.
+ * The operating system's credential store (macOS Keychain, Windows Credential Manager, the Secret Service on Linux desktops) through
+ * @napi-rs/keyring, the maintained successor of keytar. The native module is loaded only when a command needs the store, so `trigger fire`
+ * with TRIGGER_API_KEY or a key in the file pays nothing for it. Every call gives up after STORE_TIMEOUT_MS: a store that does not answer
+ * is treated as no store.
  */
 import type { AsyncEntry as KeyringEntry } from '@napi-rs/keyring';
 import { ConfigError } from '../errors.js';

@@ -101,10 +101,9 @@ function collected<T>(problems: TriggerError[], fn: () => T): T | undefined {
 }
 
 /**
- * Where each setting came from (highest first: flag, environment, profile) and the settings checked,
- * with every problem collected, in the order a command meets them (an unknown profile, no key, no base
- * URL, a bad URL, a cleartext key). `settings` is there when the base URL could be read; `apiKey` is
- * the key checked, also where no settings could be made (resolveWorld adds one from a credential store).
+ * Where each setting came from (highest first: flag, environment, profile) and the settings checked, with every problem collected, in the
+ * order a command meets them (an unknown profile, no key, no base URL, a bad URL, a cleartext key). `settings` is there when the base URL
+ * could be read; `apiKey` is the key checked, also where no settings could be made (resolveWorld adds one from a credential store).
  */
 export function findSettings(options: ResolveOptions = {}) {
   const flags = options.flags ?? {};
@@ -161,10 +160,9 @@ export interface CommandResolveOptions extends ResolveOptions {
 }
 
 /**
- * A command's world, resolved once: the settings as found and checked, the key from the credential
- * store, the catalog in effect and its resolver for the active profile, and every problem met on the
- * way, in order. `fire` and `batch` stop at the first (resolveCommand); `status` shows them all. The
- * catalog's code is loaded only when a catalog is found.
+ * A command's world, resolved once: the settings as found and checked, the key from the credential store, the catalog in effect and its
+ * resolver for the active profile, and every problem met on the way, in order. `fire` and `batch` stop at the first (resolveCommand);
+ * `status` shows them all. The catalog's code is loaded only when a catalog is found.
  */
 export async function resolveWorld(options: CommandResolveOptions & { rememberCatalog?: boolean } = {}) {
   const env = options.env ?? process.env;

@@ -26,19 +26,17 @@ function describeKeyCharacter(char: string): string {
 }
 
 /**
- * The shortest key taken (docs/choices.md). A key is masked wherever it appears in what the tool
- * writes, the user's own data included; a short key (`abc`, `purchase`) equals ordinary data and
- * would mask it (`"triggerId":"••••"`) while files that must replay keep it. Real keys are random
- * and much longer; twelve characters is also where masking can look for pieces of a key and its
- * base64 (redact.ts, SHORT_KEY).
+ * The shortest key taken (docs/choices.md). A key is masked wherever it appears in what the tool writes, the user's own data included; a
+ * short key (`abc`, `purchase`) equals ordinary data and would mask it (`"triggerId":"••••"`) while files that must replay keep it. Real
+ * keys are random and much longer; twelve characters is also where masking can look for pieces of a key and its base64 (redact.ts,
+ * SHORT_KEY).
  */
 export const MIN_KEY_LENGTH = 12;
 
 /**
- * Trims an API key and refuses one that is not printable ASCII without spaces (what an HTTP header
- * can carry): a key with a curly quote or a zero-width space cannot work, and undici refusing the
- * header would surface as a misleading connection failure. A key shorter than MIN_KEY_LENGTH is
- * refused too. The message never shows the key.
+ * Trims an API key and refuses one that is not printable ASCII without spaces (what an HTTP header can carry): a key with a curly quote or
+ * a zero-width space cannot work, and undici refusing the header would surface as a misleading connection failure. A key shorter than
+ * MIN_KEY_LENGTH is refused too. The message never shows the key.
  */
 export function normalizeApiKey(raw: string, source: string): string {
   const key = raw.trim();
@@ -95,9 +93,8 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
 }
 
 /**
- * A base URL that already ends in /v1: the tool adds /v1 itself, so every request would go to
- * /v1/v1/... and fail with a 404 that seems to be about the trigger. Kept (a gateway may really mount
- * the service under /v1), but said when the URL is set or given.
+ * A base URL that already ends in /v1: the tool adds /v1 itself, so every request would go to /v1/v1/... and fail with a 404 that seems to
+ * be about the trigger. Kept (a gateway may really mount the service under /v1), but said when the URL is set or given.
  */
 export function versionedBaseUrlWarning(baseUrl: BaseUrl, source?: string): string | undefined {
   if (!/\/v1$/i.test(baseUrl.prefix)) return undefined;
@@ -130,11 +127,10 @@ export function insecureTlsWarning(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * The environment the CLI's commands read. With NODE_TLS_REJECT_UNAUTHORIZED=0 it is a copy that
- * keeps the variable (so that the commands can say it is ignored), while the variable leaves this
- * process's own environment: Node reads it on every TLS connection and would print that connections
- * are insecure, which the tool's are not. Only the CLI calls this; the library leaves its host's
- * environment alone (its connections are verified all the same).
+ * The environment the CLI's commands read. With NODE_TLS_REJECT_UNAUTHORIZED=0 it is a copy that keeps the variable (so that the commands
+ * can say it is ignored), while the variable leaves this process's own environment: Node reads it on every TLS connection and would print
+ * that connections are insecure, which the tool's are not. Only the CLI calls this; the library leaves its host's environment alone (its
+ * connections are verified all the same).
  */
 export function cliEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   if (env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return env;
