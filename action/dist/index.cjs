@@ -274,12 +274,12 @@ function verboseLines(event, c, mask) {
       return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
   }
 }
-function githubAnnotation(message, title = "trigger", { level = "error", file, line } = {}) {
+function githubAnnotation(message, title = "trigger", { level = "error", file, line: line2 } = {}) {
   const data = (text) => printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
   const property = (text) => data(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
   const properties = [
     ...file === void 0 ? [] : [`file=${property(file)}`],
-    ...line === void 0 || line === null ? [] : [`line=${line}`],
+    ...line2 === void 0 || line2 === null ? [] : [`line=${line2}`],
     `title=${property(title)}`
   ];
   return `::${level} ${properties.join(",")}::${data(message)}`;
@@ -716,9 +716,9 @@ var init_redact = __esm({
        * which a short key such as `ok` could equal), so the line stays the same JSON. What the server
        * sent, member names included, is masked by serverJson before it is placed in the line.
        */
-      json(line) {
-        if (!this.#secrets.some((secret) => secret.mayHold(line))) return line;
-        return maskStrings(line, false, (text) => this.text(text));
+      json(line2) {
+        if (!this.#secrets.some((secret) => secret.mayHold(line2))) return line2;
+        return maskStrings(line2, false, (text) => this.text(text));
       }
       /** JSON text from the server, masked as server text in its strings and member names: it stays the same JSON. */
       serverJson(json) {
@@ -1849,8 +1849,8 @@ ${itemIndentStr}`);
         const rawLines = str.split(/\r\n|\n/);
         const chunkPattern = /[\s]*[^\s]+/g;
         const wrappedLines = [];
-        rawLines.forEach((line) => {
-          const chunks = line.match(chunkPattern);
+        rawLines.forEach((line2) => {
+          const chunks = line2.match(chunkPattern);
           if (chunks === null) {
             wrappedLines.push("");
             return;
@@ -4623,7 +4623,7 @@ function shard(text) {
     throw new InvalidArgumentError(`${message.replace(/^--shard takes/, "expected")} (${hint})`);
   }
 }
-var wholeNumber, DECIMAL, seconds, rate, fraction, retries;
+var wholeNumber, DECIMAL, seconds, rate, fraction, retries, line;
 var init_parsers = __esm({
   "src/commands/parsers.ts"() {
     "use strict";
@@ -4635,6 +4635,7 @@ var init_parsers = __esm({
     rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1e6, "a number of requests per second greater than 0, e.g. 50");
     fraction = plainNumber(DECIMAL, 0, 1, "a share from 0 to 1, e.g. 0.25");
     retries = wholeNumber(0, 100);
+    line = wholeNumber(1, Number.MAX_SAFE_INTEGER, "a line number, e.g. 1000");
   }
 });
 
@@ -31493,12 +31494,12 @@ var require_eventsource_stream = __commonJS({
       }
       return true;
     }
-    function isFieldName(line, length, field2) {
+    function isFieldName(line2, length, field2) {
       if (length !== field2.length) {
         return false;
       }
       for (let i = 0; i < length; i++) {
-        if (line[i] !== field2[i]) {
+        if (line2[i] !== field2[i]) {
           return false;
         }
       }
@@ -31645,31 +31646,31 @@ var require_eventsource_stream = __commonJS({
        * @param {Buffer} line
        * @param {EventSourceStreamEvent} event
        */
-      parseLine(line, event) {
-        if (line.length === 0) {
+      parseLine(line2, event) {
+        if (line2.length === 0) {
           return;
         }
-        const colonPosition = line.indexOf(COLON);
+        const colonPosition = line2.indexOf(COLON);
         if (colonPosition === 0) {
           return;
         }
-        let fieldLength = line.length;
-        let valueStart = line.length;
+        let fieldLength = line2.length;
+        let valueStart = line2.length;
         if (colonPosition !== -1) {
           fieldLength = colonPosition;
           valueStart = colonPosition + 1;
-          if (line[valueStart] === SPACE) {
+          if (line2[valueStart] === SPACE) {
             ++valueStart;
           }
         }
-        if (isFieldName(line, fieldLength, DATA)) {
+        if (isFieldName(line2, fieldLength, DATA)) {
           if (this.maxEventSize > 0 && this.dataLineCount >= this.maxDataLines) {
             throw createMaxEventSizeExceededError();
           }
-          const valueBytes = line.length - valueStart;
+          const valueBytes = line2.length - valueStart;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value = line.toString("utf8", valueStart);
+          const value = line2.toString("utf8", valueStart);
           if (event.data === void 0) {
             event.data = value;
           } else {
@@ -31679,24 +31680,24 @@ ${value}`;
           this.dataLineCount++;
           return;
         }
-        if (isFieldName(line, fieldLength, RETRY)) {
-          if (isASCIINumberBytes(line, valueStart)) {
-            this.setEventFieldSize("retry", line.length - valueStart);
-            event.retry = line.toString("utf8", valueStart);
+        if (isFieldName(line2, fieldLength, RETRY)) {
+          if (isASCIINumberBytes(line2, valueStart)) {
+            this.setEventFieldSize("retry", line2.length - valueStart);
+            event.retry = line2.toString("utf8", valueStart);
           }
           return;
         }
-        if (isFieldName(line, fieldLength, ID)) {
-          if (isValidLastEventIdBytes(line, valueStart)) {
-            this.setEventFieldSize("id", line.length - valueStart);
-            event.id = line.toString("utf8", valueStart);
+        if (isFieldName(line2, fieldLength, ID)) {
+          if (isValidLastEventIdBytes(line2, valueStart)) {
+            this.setEventFieldSize("id", line2.length - valueStart);
+            event.id = line2.toString("utf8", valueStart);
           }
           return;
         }
-        if (isFieldName(line, fieldLength, EVENT)) {
-          if (valueStart < line.length) {
-            this.setEventFieldSize("event", line.length - valueStart);
-            event.event = line.toString("utf8", valueStart);
+        if (isFieldName(line2, fieldLength, EVENT)) {
+          if (valueStart < line2.length) {
+            this.setEventFieldSize("event", line2.length - valueStart);
+            event.event = line2.toString("utf8", valueStart);
           }
         }
       }
@@ -35556,8 +35557,8 @@ var init_ora = __esm({
       }
       #computeLineCountFrom(text, columns) {
         let count2 = 0;
-        for (const line of (0, import_node_util.stripVTControlCharacters)(text).split("\n")) {
-          count2 += Math.max(1, Math.ceil(stringWidth(line) / columns));
+        for (const line2 of (0, import_node_util.stripVTControlCharacters)(text).split("\n")) {
+          count2 += Math.max(1, Math.ceil(stringWidth(line2) / columns));
         }
         return count2;
       }
@@ -35727,9 +35728,9 @@ var init_ora = __esm({
         }
         if (!this.isEnabled) {
           const symbol = this.text ? "-" : "";
-          const line = " ".repeat(this.#options.indent) + this.#buildOutputLine(symbol, this.text, this.#options.prefixText, this.#options.suffixText);
-          if (line.trim() !== "") {
-            this.#internalWrite(() => this.#stream.write(line + "\n"));
+          const line2 = " ".repeat(this.#options.indent) + this.#buildOutputLine(symbol, this.text, this.#options.prefixText, this.#options.suffixText);
+          if (line2.trim() !== "") {
+            this.#internalWrite(() => this.#stream.write(line2 + "\n"));
           }
           return this;
         }
@@ -36326,8 +36327,8 @@ var init_find = __esm({
 // src/catalog/file.ts
 function loginName(uid) {
   try {
-    for (const line of import_node_fs6.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
-      const fields = line.split(":");
+    for (const line2 of import_node_fs6.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const fields = line2.split(":");
       if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
     }
   } catch {
@@ -36486,12 +36487,12 @@ function isObject(value) {
 }
 function lineFinder(text) {
   let at = 0;
-  let line = 1;
+  let line2 = 1;
   return (offset) => {
-    if (offset < at) [at, line] = [0, 1];
-    for (let i = text.indexOf("\n", at); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) line++;
+    if (offset < at) [at, line2] = [0, 1];
+    for (let i = text.indexOf("\n", at); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) line2++;
     at = offset;
-    return line;
+    return line2;
   };
 }
 function keyLines(text) {
@@ -36516,10 +36517,10 @@ function keyLines(text) {
 function syntaxProblem(text, error2) {
   const position = /at position (\d+)/.exec(error2.message);
   const offset = position ? Number(position[1]) : text.length;
-  const line = lineFinder(text)(offset);
+  const line2 = lineFinder(text)(offset);
   const column = offset - text.slice(0, offset).lastIndexOf("\n");
   const words = error2.message.replace(/\s*(?:in JSON )?at position \d+.*$/s, "").replace(/^Unexpected end of JSON input$/, "the file ends too early");
-  return { message: `not valid JSON: ${words} (line ${line}, column ${column})`, line, column };
+  return { message: `not valid JSON: ${words} (line ${line2}, column ${column})`, line: line2, column };
 }
 function isPlainValid(data) {
   return catalogProblems(data).length === 0;
@@ -36539,10 +36540,10 @@ function catalogProblems(data, text = "") {
     return [...problems, { message, line: 1 }];
   }
   for (const [key, entry] of Object.entries(triggers)) {
-    let line = null;
+    let line2 = null;
     entryProblems(key, entry, (message) => {
-      line = line === null ? lineOfKey(key) : line;
-      problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
+      line2 = line2 === null ? lineOfKey(key) : line2;
+      problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: line2 });
     });
   }
   for (const problem of underflowProblems(triggers, text)) problems.push(problem);
@@ -36737,7 +36738,7 @@ function editDistance(a, b) {
 }
 function rowChecker(resolver, warn) {
   const warned = /* @__PURE__ */ new Set();
-  return (given, value, line) => {
+  return (given, value, line2) => {
     const found2 = resolver.resolve(given);
     if (!found2.ok) return { invalid: found2.message };
     const { trigger } = found2;
@@ -36745,7 +36746,7 @@ function rowChecker(resolver, warn) {
     if (problem) return { invalid: problem };
     if (trigger.entry.deprecated !== void 0 && !warned.has(trigger.key)) {
       warned.add(trigger.key);
-      warn(resolver.deprecation(trigger), line);
+      warn(resolver.deprecation(trigger), line2);
     }
     return { id: trigger.id };
   };
@@ -36969,7 +36970,7 @@ async function commandSettings(options, requireKey, { io, env: env2, cwd }, requ
 function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
   const onEvent = options.verbose || onRetry ? (event) => {
     if (event.type === "retry") onRetry?.(event.delayMs, event.reason);
-    if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
+    if (options.verbose) for (const line2 of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line2);
   } : void 0;
   const profile = `profile "${settings.profile}"`;
   const keyFrom = { flag: "--api-key", env: "TRIGGER_API_KEY", profile, keychain: `${profile} (system keychain)` };
@@ -37140,14 +37141,14 @@ var init_formats = __esm({
 });
 
 // src/batch/lines.ts
-function decodeLine(bytes, line) {
+function decodeLine(bytes, line2) {
   try {
-    return (line === 1 ? lineOne : strict).decode(bytes);
+    return (line2 === 1 ? lineOne : strict).decode(bytes);
   } catch {
     const raw = lenient.decode(bytes);
     const at = Buffer.byteLength(raw.slice(0, Math.max(0, raw.indexOf("\uFFFD"))));
     const byte = `byte ${at + 1} (0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, "0")})`;
-    return { line, reason: `not valid UTF-8 text at ${byte}; save the file as UTF-8`, raw };
+    return { line: line2, reason: `not valid UTF-8 text at ${byte}; save the file as UTF-8`, raw };
   }
 }
 function wideEncoding(bytes) {
@@ -37158,9 +37159,9 @@ function wideEncoding(bytes) {
   if (bytes.length >= 4 && (a !== 0 && b === 0 && d === 0 || a === 0 && b !== 0 && c === 0)) return "UTF-16";
   return void 0;
 }
-function wholeLines(bytes, line, items) {
+function wholeLines(bytes, line2, items) {
   try {
-    const lines = (line === 1 ? lineOne : strict).decode(bytes).split("\n");
+    const lines = (line2 === 1 ? lineOne : strict).decode(bytes).split("\n");
     for (const text of lines) items.push(text);
     return lines.length;
   } catch {
@@ -37168,7 +37169,7 @@ function wholeLines(bytes, line, items) {
     for (let from = 0; from <= bytes.length; n++) {
       let end = bytes.indexOf(10, from);
       if (end < 0) end = bytes.length;
-      items.push(decodeLine(bytes.subarray(from, end), line + n));
+      items.push(decodeLine(bytes.subarray(from, end), line2 + n));
       from = end + 1;
     }
     return n;
@@ -37212,8 +37213,8 @@ async function* readLines(stream, stop) {
   if (stop?.stopped) stop.dropped = partial.bytes;
   else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
-function withoutCr(line) {
-  return line.endsWith("\r") ? line.slice(0, -1) : line;
+function withoutCr(line2) {
+  return line2.endsWith("\r") ? line2.slice(0, -1) : line2;
 }
 var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lineOne, lenient, PartialLine;
 var init_lines = __esm({
@@ -37239,14 +37240,14 @@ var init_lines = __esm({
         if (this.bytes > MAX_LINE_BYTES) this.#pending = [Buffer.from(Buffer.concat(this.#pending).subarray(0, KEPT_OF_LONG_LINE))];
       }
       /** The whole line, ended by `tail`, as line number `line`. */
-      finish(tail, line) {
+      finish(tail, line2) {
         const total = this.bytes + tail.length;
         const bytes = Buffer.concat([...this.#pending, tail]);
         this.#pending = [];
         this.bytes = 0;
-        if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line);
+        if (total <= MAX_LINE_BYTES) return decodeLine(bytes, line2);
         return {
-          line,
+          line: line2,
           reason: `the line is ${total.toLocaleString("en-US")} bytes, over the 1 MiB limit; only its first ${KEPT_OF_LONG_LINE} bytes are kept`,
           raw: lenient.decode(bytes.subarray(0, KEPT_OF_LONG_LINE))
         };
@@ -37274,10 +37275,10 @@ function parseColumns(text) {
   }
   return names;
 }
-function makeRow(line, record, fields, options) {
+function makeRow(line2, record, fields, options) {
   const triggerId = fields.triggerId || options.trigger;
   const row = {
-    line,
+    line: line2,
     record,
     triggerId,
     userId: fields.userId,
@@ -37295,7 +37296,7 @@ function makeRow(line, record, fields, options) {
     try {
       const value = row.value === void 0 ? void 0 : parseValue(row.value, "value");
       row.value = value?.json;
-      const checked = options.check?.(triggerId, row.value, line);
+      const checked = options.check?.(triggerId, row.value, line2);
       if (checked?.invalid !== void 0) row.invalid = checked.invalid;
       else row.event = eventOf(checked?.id ?? triggerId, fields.userId, value);
     } catch (error2) {
@@ -37305,8 +37306,8 @@ function makeRow(line, record, fields, options) {
   }
   return row;
 }
-function invalidRow(line, record, reason2) {
-  return { line, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
+function invalidRow(line2, record, reason2) {
+  return { line: line2, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
 function columnAt(names, name) {
   const exact = names.indexOf(name);
@@ -37331,14 +37332,14 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
     throw missing("triggerId", "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row");
   return columns;
 }
-function csvRow(fields, line, header, columns, options) {
+function csvRow(fields, line2, header, columns, options) {
   const record = { format: "csv", fields };
   if (fields.length !== header.length)
-    return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
-  if (fields.every((text, i) => text === header[i])) return invalidRow(line, record, "the header again (give the files, not cat of them)");
+    return invalidRow(line2, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
+  if (fields.every((text, i) => text === header[i])) return invalidRow(line2, record, "the header again (give the files, not cat of them)");
   const field2 = (at) => at >= 0 ? fields[at] : void 0;
   return makeRow(
-    line,
+    line2,
     record,
     { triggerId: field2(columns.trigger), userId: fields[columns.user], value: field2(columns.value), error: field2(columns.error) },
     options
@@ -37348,14 +37349,14 @@ function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
   let header;
   let columns;
-  const csv = new CsvRecords(separator, (fields, line, out) => {
+  const csv = new CsvRecords(separator, (fields, line2, out) => {
     if (fields.length === 1 && fields[0] === "") return;
     if (header) {
-      out.push(csvRow(fields, line, header, columns, options));
+      out.push(csvRow(fields, line2, header, columns, options));
       return;
     }
     const noUser = "the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>";
-    columns = findColumns(fields, options, `the CSV header (line ${line})`, noUser);
+    columns = findColumns(fields, options, `the CSV header (line ${line2})`, noUser);
     header = fields;
   });
   function* take3(atEnd) {
@@ -37395,11 +37396,11 @@ function describe2(value) {
 function readNdjson(stream, options) {
   const names = options.columns ?? DEFAULT_COLUMNS;
   let first = true;
-  const toRow = (line, text) => {
-    if (typeof text !== "string") return invalidNdjson(line, text.raw, void 0, text.reason);
+  const toRow = (line2, text) => {
+    if (typeof text !== "string") return invalidNdjson(line2, text.raw, void 0, text.reason);
     if (text.trim() === "") return void 0;
     if (first && text.trimStart().startsWith("["))
-      throw new UsageError(`the input is a JSON array (line ${line}), not one JSON object a line; nothing was sent`, {
+      throw new UsageError(`the input is a JSON array (line ${line2}), not one JSON object a line; nothing was sent`, {
         hint: "make it NDJSON: jq -c '.[]' rows.json > rows.ndjson"
       });
     first = false;
@@ -37407,23 +37408,23 @@ function readNdjson(stream, options) {
     try {
       parsed2 = JSON.parse(text);
     } catch (error3) {
-      return invalidNdjson(line, withoutCr(text), void 0, `not valid JSON (${error3.message})`);
+      return invalidNdjson(line2, withoutCr(text), void 0, `not valid JSON (${error3.message})`);
     }
     if (typeof parsed2 !== "object" || parsed2 === null || Array.isArray(parsed2))
-      return invalidNdjson(line, withoutCr(text), void 0, `expected a JSON object, got ${describe2(parsed2)}`);
+      return invalidNdjson(line2, withoutCr(text), void 0, `expected a JSON object, got ${describe2(parsed2)}`);
     const object = parsed2;
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
     const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
-    if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
+    if (problem) return invalidNdjson(line2, withoutCr(text), object, problem, valueText);
     const fields = {
       triggerId: triggerId ?? void 0,
       userId: userId === void 0 ? void 0 : String(userId),
       value: typeof value === "number" ? valueText : value ?? void 0,
       error: error2
     };
-    return makeRow(line, record, fields, options);
+    return makeRow(line2, record, fields, options);
   };
   const rows2 = mapLines(stream, options, toRow);
   return { rows: options.columns ? withMembers(rows2, options.columns) : rows2, header: () => void 0 };
@@ -37443,18 +37444,18 @@ async function* withMembers(rows2, wanted) {
   yield first.value;
   yield* rows2;
 }
-function invalidNdjson(line, raw, object, reason2, valueText) {
+function invalidNdjson(line2, raw, object, reason2, valueText) {
   const str = (v) => typeof v === "string" ? v : void 0;
-  const row = invalidRow(line, { format: "ndjson", object, valueText, raw }, reason2);
+  const row = invalidRow(line2, { format: "ndjson", object, valueText, raw }, reason2);
   return { ...row, triggerId: str(object?.triggerId), userId: str(object?.userId), value: valueText ?? str(object?.value) };
 }
 function readLineIds(stream, options) {
   if (!options.trigger) throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
-  const toRow = (line, item) => {
-    if (typeof item !== "string") return invalidRow(line, { format: "csv", fields: [options.trigger, item.raw] }, item.reason);
+  const toRow = (line2, item) => {
+    if (typeof item !== "string") return invalidRow(line2, { format: "csv", fields: [options.trigger, item.raw] }, item.reason);
     const userId = withoutCr(item);
     if (userId === "") return void 0;
-    return makeRow(line, { format: "csv", fields: [options.trigger, userId] }, { userId }, options);
+    return makeRow(line2, { format: "csv", fields: [options.trigger, userId] }, { userId }, options);
   };
   return { rows: mapLines(stream, options, toRow), header: () => ["triggerId", "userId"] };
 }
@@ -37514,17 +37515,17 @@ var init_rows = __esm({
         return true;
       }
       /** Reads a line into the record; false when it ends inside a quoted field (`quoted`: it starts in one). */
-      #parse(record, line, quoted) {
+      #parse(record, line2, quoted) {
         let i = 0;
         for (; ; ) {
           if (!quoted) {
-            if (line.charCodeAt(i) !== QUOTE) {
-              const at2 = line.indexOf(this.separator, i);
+            if (line2.charCodeAt(i) !== QUOTE) {
+              const at2 = line2.indexOf(this.separator, i);
               if (at2 < 0) {
-                record.fields.push(withoutCr(line.slice(i)));
+                record.fields.push(withoutCr(line2.slice(i)));
                 return true;
               }
-              record.fields.push(line.slice(i, at2));
+              record.fields.push(line2.slice(i, at2));
               i = at2 + 1;
               continue;
             }
@@ -37532,20 +37533,20 @@ var init_rows = __esm({
             quoted = true;
             i++;
           }
-          const quote = line.indexOf('"', i);
+          const quote = line2.indexOf('"', i);
           if (quote < 0) {
-            record.field += `${line.slice(i)}
+            record.field += `${line2.slice(i)}
 `;
             return false;
           }
-          record.field += line.slice(i, quote);
-          if (line.charCodeAt(quote + 1) === QUOTE) {
+          record.field += line2.slice(i, quote);
+          if (line2.charCodeAt(quote + 1) === QUOTE) {
             record.field += '"';
             i = quote + 2;
             continue;
           }
-          const at = line.indexOf(this.separator, quote + 1);
-          const tail = at < 0 ? withoutCr(line.slice(quote + 1)) : line.slice(quote + 1, at);
+          const at = line2.indexOf(this.separator, quote + 1);
+          const tail = at < 0 ? withoutCr(line2.slice(quote + 1)) : line2.slice(quote + 1, at);
           record.fields.push(tail === "" ? record.field : `${record.field}"${tail}`);
           if (at < 0) return true;
           i = at + 1;
@@ -37554,8 +37555,8 @@ var init_rows = __esm({
       }
       /** Gives up the open record: its first line is invalid, the others are read again. */
       #giveUp(reason2, out) {
-        const { line, items } = this.#open;
-        out.push(invalidRow(line, { format: "csv", raw: withoutCr(items[0].item) }, reason2));
+        const { line: line2, items } = this.#open;
+        out.push(invalidRow(line2, { format: "csv", raw: withoutCr(items[0].item) }, reason2));
         for (let i = items.length - 1; i > 0; i--) this.pending.push(items[i]);
         this.#open = void 0;
       }
@@ -41771,13 +41772,13 @@ async function openParquet(file, name, options) {
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
-            const line = start + j + 1;
+            const line2 = start + j + 1;
             const row = {
-              triggerId: triggerText?.(triggers[j], line),
-              userId: userText(users[j], line),
+              triggerId: triggerText?.(triggers[j], line2),
+              userId: userText(users[j], line2),
               value: values && valueText(values[j])
             };
-            out.push(makeRow(line, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options2));
+            out.push(makeRow(line2, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options2));
           }
           yield out;
         }
@@ -42047,7 +42048,8 @@ async function* rowsOfFiles(input2, options, stop, one) {
     const rows2 = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input2, one ? void 0 : base);
     let next;
     while (!(next = await rows2.next()).done) {
-      if ((file.format !== "parquet" || stop.resumable) && !input2.damaged && spent(stop, next.value)) {
+      if (i === 0 && stop.after && !(next.value = next.value.filter((row) => row.line > stop.after)).length) continue;
+      if (!input2.damaged && spent(stop, next.value)) {
         input2.cut = { dropped: 0, file: file.name, line: next.value[0].line - 1, later: input2.files.slice(i + 1).map((f) => f.name) };
         await rows2.return(0);
         return;
@@ -42094,7 +42096,7 @@ async function openInputs(sources, options = {}) {
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
   const parquet = files.some((f) => f.format === "parquet");
   const normalized = !one || parquet || columns ? { file: !one } : void 0;
-  const stop = {};
+  const stop = { after: options.afterLine };
   const input2 = {
     files,
     sources,
@@ -42104,7 +42106,7 @@ async function openInputs(sources, options = {}) {
       const source = one?.read(read);
       return { rows: rowsOfFiles(input2, read, stop, source), header: source?.header ?? (() => void 0) };
     },
-    stopReading: (more, resumable) => void (stop.more ??= more, stop.resumable ||= resumable),
+    stopReading: (more) => void (stop.more ??= more),
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: void 0
@@ -42214,8 +42216,8 @@ function rowJson(row, outcome, mask) {
 function serverWords(outcome, mask) {
   return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
 }
-function failureLine(line, reason2, c) {
-  return `${c.error("\u2716")} ${typeof line === "number" ? `line ${line}` : line}: ${printable(reason2)}`;
+function failureLine(line2, reason2, c) {
+  return `${c.error("\u2716")} ${typeof line2 === "number" ? `line ${line2}` : line2}: ${printable(reason2)}`;
 }
 function rowsNotAccepted(c) {
   return c.rows - c.accepted - c.earlier - c.checked;
@@ -42267,15 +42269,15 @@ function summaryLines(s, c) {
   if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
 }
-function notReadLine({ line, dropped, file, damaged, later = [], rest }, c, resume) {
+function notReadLine({ line: line2, dropped, file, damaged, later = [], rest }, c, resume) {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
   const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
-  const damage = `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
+  const damage = `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
   if (damaged) return c.error(damage) + send2(", then send them with");
   const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
   if (file)
-    return c.warn(`  the rows after line ${line} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");
-  return line === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line}${partial}; what came after it was not read`;
+    return c.warn(`  the rows after line ${line2} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");
+  return line2 === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line2}${partial}; what came after it was not read`;
 }
 function paceWords(pace) {
   const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
@@ -42326,9 +42328,9 @@ function stepSummary(name, s) {
   const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
 Rows not accepted are in \`${s.failedFile}\`.
 ` : "";
-  const { file, line, rest } = s.notReadAfter ?? {};
+  const { file, line: line2, rest } = s.notReadAfter ?? {};
   const unread = file ? `
-The rows after line ${line} of \`${file}\` were not read${rest ? `; send them with: \`${rest}\`` : ""}.
+The rows after line ${line2} of \`${file}\` were not read${rest ? `; send them with: \`${rest}\`` : ""}.
 ` : "";
   return `### ${title.replaceAll("|", "\\|")}
 
@@ -42380,8 +42382,8 @@ function parsed(text, otherwise) {
     return otherwise;
   }
 }
-function headerOf(line) {
-  const header = parsed(line, null);
+function headerOf(line2) {
+  const header = parsed(line2, null);
   return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
 }
 function load2(file) {
@@ -42412,16 +42414,16 @@ function load2(file) {
       continue;
     }
     const space = record.indexOf(" ", 2);
-    const line = Number(record.slice(2, space < 0 ? void 0 : space));
+    const line2 = Number(record.slice(2, space < 0 ? void 0 : space));
     const state = RECORDS[record[0] ?? ""];
-    if (!Number.isSafeInteger(line) || line < 1 || state === void 0) continue;
-    if (line >= loaded.states.length) {
-      const grown = new Uint8Array(Math.max(line + 1, loaded.states.length * 2));
+    if (!Number.isSafeInteger(line2) || line2 < 1 || state === void 0) continue;
+    if (line2 >= loaded.states.length) {
+      const grown = new Uint8Array(Math.max(line2 + 1, loaded.states.length * 2));
       grown.set(loaded.states);
       loaded.states = grown;
     }
-    loaded.states[line] = state;
-    if (state === FAILED) loaded.reasons.set(line, parsed(record.slice(space + 1), "failed in an earlier run"));
+    loaded.states[line2] = state;
+    if (state === FAILED) loaded.reasons.set(line2, parsed(record.slice(space + 1), "failed in an earlier run"));
   }
   return loaded;
 }
@@ -42472,10 +42474,10 @@ function refuseToCarryOn(file, loaded, options) {
     const message = `the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`;
     throw new UsageError(message, { hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard" });
   }
-  const how = (read) => `${read?.columns ? `--columns ${read.columns}` : "no --columns"}, ${read?.trigger ? `--trigger ${read.trigger}` : "no --trigger"}`;
+  const how = (read) => `${read?.columns ? `--columns ${read.columns}` : "no --columns"}, ${read?.trigger ? `--trigger ${read.trigger}` : "no --trigger"}` + (read?.after ? `, --after-line ${read.after}` : "");
   if (header.read && how(header.read) !== how(options.read)) {
     const message = `the journal ${file} was read with ${how(header.read)}, not ${how(options.read)}; nothing was sent`;
-    throw new UsageError(message, { hint: "resume with the same --columns and --trigger, or name a new --journal" });
+    throw new UsageError(message, { hint: "resume with the same --columns, --trigger and --after-line, or name a new --journal" });
   }
   const before = header.catalog;
   const catalog = options.catalog ?? null;
@@ -42569,27 +42571,27 @@ var init_journal = __esm({
         }
       }
       /** The outcome an earlier run gave this line, if it gave one. */
-      prior(line) {
-        const state = this.#earlier?.states[line];
+      prior(line2) {
+        const state = this.#earlier?.states[line2];
         if (state === ACCEPTED) return { kind: "earlier" };
-        if (state === FAILED) return { kind: "failed", reason: this.#earlier?.reasons.get(line) ?? "failed in an earlier run" };
+        if (state === FAILED) return { kind: "failed", reason: this.#earlier?.reasons.get(line2) ?? "failed in an earlier run" };
         if (state === UNKNOWN) return { kind: "unknown", reason: UNKNOWN_EARLIER };
         return void 0;
       }
       /** Records a line about to be sent, with outcomes waiting; false when the journal cannot be written (onError told): not sent then. */
-      starting(line) {
+      starting(line2) {
         this.sentHere = true;
-        this.#pending += `s ${line}
+        this.#pending += `s ${line2}
 `;
         this.#write();
         return this.error === void 0;
       }
       /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
-      settled(line, kind, reason2) {
+      settled(line2, kind, reason2) {
         const letter = SETTLED[kind];
         if (letter === void 0) return;
-        this.#later(kind === "failed" ? `f ${line} ${JSON.stringify(reason2)}
-` : `${letter} ${line}
+        this.#later(kind === "failed" ? `f ${line2} ${JSON.stringify(reason2)}
+` : `${letter} ${line2}
 `);
       }
       /**
@@ -42666,6 +42668,8 @@ function sameFile2(a, b) {
 }
 function checkPaths(sources, options) {
   const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
+  if (options.afterLine && sources.includes("-"))
+    throw new UsageError("--after-line skips lines of a named file, not of standard input", { hint: "name the file" });
   const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, file] of [
     ["--failed", options.failed],
@@ -42747,21 +42751,24 @@ function resumeCommand(input2, options) {
   if (format2 && formatFromName(input2.files[0]?.name ?? "") !== format2) args.push("--format", format2);
   if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
+  if (options.afterLine) args.push("--after-line", String(options.afterLine));
   return args.join(" ");
 }
-function restCommand(input2, options, { file, line, later = [] }) {
+function restCommand(input2, options, { file, line: line2, later = [] }) {
   const found2 = input2.files.find((f) => f.name === file);
-  if (!found2 || found2.format === "parquet") return void 0;
+  if (!found2) return void 0;
   const keep = FORMAT_TABLE[found2.format].kind === "csv" ? 2 : 1;
   const { name: base, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
   const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base;
   const rest = shellQuote(`${name.startsWith("-") ? "./" : ""}${name}-rest${ext}`);
-  const sed = line >= keep ? `sed ${keep},${line}d` : void 0;
+  const parquet = found2.format === "parquet";
+  const sed = line2 >= keep && !parquet ? `sed ${keep},${line2}d` : void 0;
   const copy = found2.compression ? `${found2.compression} -t ${shellQuote(file)} && ${found2.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ""}` : sed && `${sed} ${shellQuote(file)}`;
   const own = !later.length && !options.columns && FORMAT_TABLE[found2.format].failedAs === found2.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found2.format : "csv"].extensions[0];
   const args = ["trigger", "batch", copy ? rest : shellQuote(file), ...later.map((f) => shellQuote(f))];
-  if (!later.length || options.format) args.push("--format", found2.format);
+  if ((!later.length || options.format) && !parquet) args.push("--format", found2.format);
+  if (parquet && line2 > 0) args.push("--after-line", String(line2));
   args.push(
     "--journal",
     `${rest}.journal`,
@@ -42805,7 +42812,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
         inputs: input2.files.map((f) => fingerprint(f.path)),
         format: input2.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
-        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger },
+        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine },
         resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
       });
     }
@@ -44223,10 +44230,10 @@ var init_pace = __esm({
 });
 
 // src/output/progress.ts
-function fit(line, width) {
-  if (width < 1) return line;
+function fit(line2, width) {
+  if (width < 1) return line2;
   let [shown2, out] = [0, ""];
-  for (const piece of line.split(/(\x1b\[[0-9;]*m)/)) {
+  for (const piece of line2.split(/(\x1b\[[0-9;]*m)/)) {
     if (piece.startsWith("\x1B[")) {
       out += piece;
       continue;
@@ -44291,7 +44298,11 @@ function command2(program2, ctx) {
   ).option("--rate <n>", "at most this many requests per second", rate).option(
     "--failed <file>",
     "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
-  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").option("--shard <i>/<n>", "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file", shard).addHelpText("after", HELP);
+  ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").option("--shard <i>/<n>", "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file", shard).option(
+    "--after-line <n>",
+    "skip the first file's rows up to line n (a stopped batch prints it to send a Parquet file's rest)",
+    line
+  ).addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
   return batchCommand.action(async (sources, options) => batch(sources, options, ctx));
@@ -44306,7 +44317,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await commandSettings(options, !dryRun, { io, env: env2, cwd }, !dryRun);
-  const warn = (line) => io.stderr(io.errColors.warn(line));
+  const warn = (line2) => io.stderr(io.errColors.warn(line2));
   const found2 = options.trigger === void 0 ? void 0 : catalog?.resolve(options.trigger);
   if (found2 && !found2.ok)
     throw new UsageError(`--trigger: ${found2.message}`, { hint: "see the known triggers with: trigger triggers list" });
@@ -44317,7 +44328,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
   const read = { trigger: options.trigger, check: check2, columns };
-  const input2 = await openInputs(sources, { format: options.format, stdin, read });
+  const input2 = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine });
   const reader = input2.read(read);
   const maxConcurrency = options.concurrency === "auto" ? options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY : options.concurrency;
   const pace = options.concurrency === "auto" && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs, shared: !!options.shard, rota: shardRota(options.shard) }) : void 0;
@@ -44338,9 +44349,9 @@ async function send(run2) {
   const { io, options, input: input2, client, pace, failed, journal } = run2;
   const stop = new AbortController();
   const progress = progressFor(run2, () => ({ counts: recorder.counts, inFlight: runner.sending, stopped: stop.signal.aborted }));
-  const stderr = (line) => {
+  const stderr = (line2) => {
     progress?.clear();
-    io.stderr(line);
+    io.stderr(line2);
   };
   const recorder = new BatchRecorder({
     ...{ io, stop, failed, journal, stderr, concurrency: pace ? () => pace.limit : () => run2.maxConcurrency },
@@ -44373,7 +44384,7 @@ async function send(run2) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
       const resumable = journal !== void 0 && !journal.error;
-      input2.stopReading(resumable ? 0 : KEPT_AFTER_STOP, resumable);
+      input2.stopReading(resumable ? 0 : KEPT_AFTER_STOP);
       const kept = failed ? `; unsent rows go to ${failed.path}` : "";
       const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));
@@ -44444,8 +44455,8 @@ function finish({ io, env: env2, options, input: input2, failed, journal, pace }
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   if (options.json || options.quiet && (notAccepted > 0 || input2.damaged) || signal || io.stdoutError)
-    for (const line of lines) io.stderr(line);
-  else if (!options.quiet) for (const line of lines) io.stdout(line);
+    for (const line2 of lines) io.stderr(line2);
+  else if (!options.quiet) for (const line2 of lines) io.stdout(line2);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
       import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(name, summary)));
@@ -44828,7 +44839,7 @@ async function status(options, ctx) {
   const { io } = ctx;
   const result = await collectStatus(options, ctx);
   if (options.json) io.json(JSON.stringify(result));
-  else for (const line of statusLines(result, io)) io.stdout(line);
+  else for (const line2 of statusLines(result, io)) io.stdout(line2);
   for (const problem of result.problems)
     io.stderr(errorLine(new ConfigError(problem.message, { hint: problem.hint }), io.errColors, io.serverMask));
   if (result.problems[0]) throw new ConfigError(result.problems[0].message, { reported: true });
@@ -45175,7 +45186,7 @@ async function emulator(options, ctx) {
   const stopped = new Promise((resolve2) => {
     removeSignals = onStopSignals((_signal, count2) => void server.close({ force: count2 > 1 }).then(resolve2));
   });
-  for (const line of bannerLines(server, options, keySource, known, io)) io.stderr(line);
+  for (const line2 of bannerLines(server, options, keySource, known, io)) io.stderr(line2);
   await stopped;
   removeSignals();
   const { recorded, rejected, injected, pushedBack } = server.stats;
@@ -45499,7 +45510,7 @@ async function check(files, options, ctx) {
   const resolver = parsed2.data && new TriggerResolver({ path: where2.path, text: "", data: parsed2.data }, activeProfile(options, env2));
   for (const source of resolver ? files : []) {
     const name = source === "-" ? "stdin" : source;
-    const check2 = rowChecker(resolver, (message, line) => warnings.push({ file: name, line, message: message.replace(/^warning: /, "") }));
+    const check2 = rowChecker(resolver, (message, line2) => warnings.push({ file: name, line: line2, message: message.replace(/^warning: /, "") }));
     try {
       for await (const row of rowsOf(source, options, ctx, { trigger: options.trigger, check: check2 })) {
         rows2++;
@@ -46009,11 +46020,11 @@ var Output = class {
     return this.#redactor.text(text);
   }
   /** One line of JSON with the key masked inside its strings and member names only. */
-  redactJson(line) {
-    return this.#redactor.json(line);
+  redactJson(line2) {
+    return this.#redactor.json(line2);
   }
-  json(line) {
-    if (!this.stdoutError) this.#streams.stdout.write(`${this.#redactor.json(line)}
+  json(line2) {
+    if (!this.stdoutError) this.#streams.stdout.write(`${this.#redactor.json(line2)}
 `);
   }
   /** Writes text to stderr as it is (no newline added), redacted like every line. */
@@ -46028,12 +46039,12 @@ var Output = class {
   write(text) {
     if (!this.stdoutError) this.#streams.stdout.write(this.redact(text));
   }
-  stdout(line) {
-    if (!this.stdoutError) this.#streams.stdout.write(`${this.redact(line)}
+  stdout(line2) {
+    if (!this.stdoutError) this.#streams.stdout.write(`${this.redact(line2)}
 `);
   }
-  stderr(line) {
-    this.#streams.stderr.write(`${this.redact(line)}
+  stderr(line2) {
+    this.#streams.stderr.write(`${this.redact(line2)}
 `);
   }
 };
@@ -46270,22 +46281,22 @@ var Results = class extends import_node_stream3.Writable {
   _write(chunk, _encoding, done) {
     const lines = (this.#partial + chunk.toString()).split("\n");
     this.#partial = lines.pop();
-    for (const line of lines) this.#line(line);
+    for (const line2 of lines) this.#line(line2);
     done();
   }
   _final(done) {
     if (this.#partial) this.#line(this.#partial);
     done();
   }
-  #line(line) {
+  #line(line2) {
     let result;
     try {
-      result = JSON.parse(line);
+      result = JSON.parse(line2);
     } catch {
       return;
     }
     this.last = result;
-    this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line)?.[1];
+    this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line2)?.[1];
     if (result.ok === true) return void this.counts.accepted++;
     const error2 = result.error ?? {};
     if (error2.kind === "invalid") this.counts.invalid++;
@@ -46295,9 +46306,9 @@ var Results = class extends import_node_stream3.Writable {
 };
 var COMMAND = /(?<=: )(?:trigger (?:batch|fire)|sed \d+,\d+d|(?:gzip|zstd) -dc) /;
 function inActionWords(text, env2) {
-  return text.split("\n").map((line) => {
-    const at = line.search(COMMAND);
-    return at < 0 ? reword(line, env2) : reword(line.slice(0, at), env2) + line.slice(at);
+  return text.split("\n").map((line2) => {
+    const at = line2.search(COMMAND);
+    return at < 0 ? reword(line2, env2) : reword(line2.slice(0, at), env2) + line2.slice(at);
   }).join("\n");
 }
 function reword(text, env2) {
@@ -46344,11 +46355,11 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
   const log = new StepLog(streams.stderr, env2);
   let shown2 = 0;
   let hidden2 = 0;
-  const results = new Results((line, error2) => {
+  const results = new Results((line2, error2) => {
     if (step.mode !== "batch" || error2.kind === "unsent") return;
     if (shown2 === SHOWN_FAILURES) return void hidden2++;
     shown2++;
-    io.stderr(failureLine(typeof line === "number" || typeof line === "string" ? line : "?", error2.message ?? "", io.errColors));
+    io.stderr(failureLine(typeof line2 === "number" || typeof line2 === "string" ? line2 : "?", error2.message ?? "", io.errColors));
   });
   const io = new Output({ stdout: results, stderr: log });
   import_node_fs18.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
@@ -46371,7 +46382,7 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     streams.stdout.write(`${io.redact(last.curl)}
 `);
   } else if (last?.ok === true) {
-    const line = successLine(
+    const line2 = successLine(
       {
         ok: true,
         status: last.status,
@@ -46387,7 +46398,7 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
       io.outColors,
       io.serverMask
     );
-    streams.stdout.write(`${io.redact(line)}
+    streams.stdout.write(`${io.redact(line2)}
 `);
   }
   writeOutputs(env2, {

@@ -25,6 +25,8 @@ export interface BatchFiles {
   format?: Format | undefined;
   /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
   columns?: string | undefined;
+  /** --after-line: the first file's rows up to this line are not read (a Parquet file's rest: sed cannot cut it). */
+  afterLine?: number | undefined;
 }
 
 /**
@@ -50,6 +52,8 @@ function sameFile(a: string, b: string | number): boolean {
 
 export function checkPaths(sources: readonly string[], options: BatchFiles & { json?: boolean | undefined }): void {
   const input = sources.includes('-') ? 'the file behind standard input' : 'an input file';
+  if (options.afterLine && sources.includes('-'))
+    throw new UsageError('--after-line skips lines of a named file, not of standard input', { hint: 'name the file' });
   const folders = sources.filter((s) => s !== '-' && fs.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, file] of [
     ['--failed', options.failed],
@@ -163,6 +167,7 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   if (format && formatFromName(input.files[0]?.name ?? '') !== format) args.push('--format', format);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
+  if (options.afterLine) args.push('--after-line', String(options.afterLine));
   return args.join(' ');
 }
 
@@ -170,12 +175,13 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
 export type RestOf = { file: string; line: number; later?: string[] | undefined };
 export function restCommand(input: Input, options: BatchFiles, { file, line, later = [] }: RestOf): string | undefined {
   const found = input.files.find((f) => f.name === file);
-  if (!found || found.format === 'parquet') return undefined; // sed cannot cut it
+  if (!found) return undefined;
   const keep = FORMAT_TABLE[found.format].kind === 'csv' ? 2 : 1;
   const { name: base, ext } = path.parse(compressionFromName(path.basename(file)).inner);
   const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base; // shards in one folder apart
   const rest = shellQuote(`${name.startsWith('-') ? './' : ''}${name}-rest${ext}`); // ./-x-rest.csv: not an option
-  const sed = line >= keep ? `sed ${keep},${line}d` : undefined;
+  const parquet = found.format === 'parquet'; // sed cannot cut it: read from its line on
+  const sed = line >= keep && !parquet ? `sed ${keep},${line}d` : undefined;
   // Tested whole first: a pipe's status is sed's, and a file damaged past the cut left a cut last line to send (sigaudit21).
   const copy = found.compression
     ? `${found.compression} -t ${shellQuote(file)} && ${found.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ''}`
@@ -184,7 +190,8 @@ export function restCommand(input: Input, options: BatchFiles, { file, line, lat
   const own = !later.length && !options.columns && FORMAT_TABLE[found.format].failedAs === found.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found.format : 'csv'].extensions[0]!;
   const args = ['trigger', 'batch', copy ? rest : shellQuote(file), ...later.map((f) => shellQuote(f))];
-  if (!later.length || options.format) args.push('--format', found.format);
+  if ((!later.length || options.format) && !parquet) args.push('--format', found.format);
+  if (parquet && line > 0) args.push('--after-line', String(line));
   args.push(
     '--journal',
     `${rest}.journal`,
@@ -252,7 +259,7 @@ export function openWritten(
         inputs: input.files.map((f) => fingerprint(f.path)),
         format: input.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
-        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger },
+        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine },
         resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),
       });
     }

@@ -51,8 +51,8 @@ export interface Input {
   normalized: { file: boolean } | undefined;
   /** The rows of every file in turn (a row of several files names its file). */
   read(options: ReadOptions): RowSource;
-  /** The first signal: standard input ends (up to its last whole line read); files after `more` rows, not in a Parquet file unless a journal carries the rest (`resumable`). */
-  stopReading(more: number, resumable?: boolean): void;
+  /** The first signal: standard input ends (up to its last whole line read); files after `more` rows. */
+  stopReading(more: number): void;
   /** Lets go of standard input at once, read or not (a run that ends with an error). */
   close(): void;
   /** Set when reading stopped before the end: standard input's partial last line dropped, or a file's rows after `line` (and `later` files) not read. */
@@ -367,6 +367,8 @@ export interface OpenOptions {
   cwd?: string | undefined;
   /** How rows will be read: a Parquet file's columns are found when it is opened. */
   read?: ReadOptions | undefined;
+  /** The first file's rows up to this line are not read (--after-line). */
+  afterLine?: number | undefined;
 }
 
 /**
@@ -390,8 +392,8 @@ async function* rowsUntilDamage(name: string, { rows }: RowSource, input: Input,
   return last;
 }
 
-/** After a signal: rows left to read, and whether a Parquet file may be cut too (a journal carries its rest). */
-type Stop = { more?: number; resumable?: boolean | undefined };
+/** After a signal: rows left to read; and the first file's rows up to `after` not read at all (--after-line). */
+type Stop = { more?: number; after?: number | undefined };
 
 /** Whether the rows a signal left to read (`more`) were spent before `chunk`; if not, they are counted down by it. */
 function spent(stop: Stop, chunk: Row[]): boolean {
@@ -416,7 +418,8 @@ async function* rowsOfFiles(input: Input, options: ReadOptions, stop: Stop, one?
     let next: IteratorResult<Row[], number>;
     while (!(next = await rows.next()).done) {
       // Once a file was damaged the rows after it are all kept: the summary prints one command for the rest, its own.
-      if ((file.format !== 'parquet' || stop.resumable) && !input.damaged && spent(stop, next.value)) {
+      if (i === 0 && stop.after && !(next.value = next.value.filter((row) => row.line > stop.after!)).length) continue;
+      if (!input.damaged && spent(stop, next.value)) {
         input.cut = { dropped: 0, file: file.name, line: next.value[0]!.line - 1, later: input.files.slice(i + 1).map((f) => f.name) };
         await rows.return(0);
         return;
@@ -468,7 +471,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
   const parquet = files.some((f) => f.format === 'parquet');
   const normalized = !one || parquet || columns ? { file: !one } : undefined;
-  const stop: Stop = {};
+  const stop: Stop = { after: options.afterLine };
   const input: Input = {
     files,
     sources,
@@ -478,7 +481,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
       const source = one?.read(read);
       return { rows: rowsOfFiles(input, read, stop, source), header: source?.header ?? (() => undefined) };
     },
-    stopReading: (more, resumable) => void ((stop.more ??= more), (stop.resumable ||= resumable)),
+    stopReading: (more) => void (stop.more ??= more),
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: undefined,

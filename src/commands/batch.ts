@@ -97,6 +97,11 @@ export function command(program: Command, ctx: Context): Command {
     .option('--resume', 'carry on the batch the --journal records: rows already accepted or kept are not sent again')
     .option('--retry-unknown', 'send rows whose outcome an earlier run could not know (they may have been recorded)')
     .option('--shard <i>/<n>', 'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file', parse.shard)
+    .option(
+      '--after-line <n>',
+      "skip the first file's rows up to line n (a stopped batch prints it to send a Parquet file's rest)",
+      parse.line,
+    )
     .addHelpText('after', HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === '--dry-run')!.description = 'check every row and send nothing (prints no curl commands)';
@@ -127,7 +132,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
   const read = { trigger: options.trigger, check, columns };
-  const input = await openInputs(sources, { format: options.format, stdin, read });
+  const input = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine });
   const reader = input.read(read);
   const maxConcurrency = options.concurrency === 'auto' ? (options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) : options.concurrency;
   const pace =
@@ -207,7 +212,7 @@ async function send(run: Run): Promise<void> {
       // A pipe may not end before the grace period does: what was read is kept, the rest is the producer's. A file's
       // unread rows are kept up to a second's reading; the rest (all, with a journal) the summary's command sends.
       const resumable = journal !== undefined && !journal.error; // a journal behind cannot carry the rest on
-      input.stopReading(resumable ? 0 : KEPT_AFTER_STOP, resumable);
+      input.stopReading(resumable ? 0 : KEPT_AFTER_STOP);
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
       const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));

@@ -24,6 +24,7 @@ export const seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86_400, 'a number 
 export const rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1_000_000, 'a number of requests per second greater than 0, e.g. 50');
 export const fraction = plainNumber(DECIMAL, 0, 1, 'a share from 0 to 1, e.g. 0.25');
 export const retries = wholeNumber(0, 100);
+export const line = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a line number, e.g. 1000');
 
 export function concurrency(text: string): number | 'auto' {
   return text.trim().toLowerCase() === 'auto' ? 'auto' : wholeNumber(1, 256, 'auto, or a whole number from 1 to 256')(text);

@@ -117,6 +117,36 @@ describe('the first signal on a big file', () => {
     expect(server.requests.length).toBeGreaterThan(before);
   }, 240_000);
 
+  it('a Parquet file without a journal stops too; the command it prints reads the file from the line on, once, run twice', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const { parquetWriteFile } = await import('hyparquet-writer');
+    const rows = 120_000;
+    const users = Array.from({ length: rows }, (_, i) => `q${i}`);
+    const input = at('q.parquet');
+    parquetWriteFile({
+      filename: input,
+      columnData: [
+        { name: 'userId', data: users, type: 'STRING' },
+        { name: 'triggerId', data: users.map(() => 't'), type: 'STRING' },
+      ],
+    });
+    const args = ['batch', input, '--concurrency', '4', '--failed', at('q-kept.csv')];
+    const result = await run(args, { env: box.env, timeoutMs: 120_000, onSpawn: killAfter(server, 1, 'SIGTERM') });
+    expect(result.code).toBe(143);
+    // Was: every row read and kept first (1M rows: 2.0 s from the signal to the exit), no command printed.
+    const line = Number(/the rows after line (\d+) of /.exec(result.stderr)?.[1]);
+    const rest = `trigger batch ${input} --after-line ${line} --journal q-rest.parquet.journal --resume --failed q-rest-failed.csv`;
+    expect(result.stderr).toContain(`${input} were not read (they are in no failed file); send them with: ${rest}`);
+    const kept = keptRows(fs.readFileSync(at('q-kept.csv'), 'utf8'));
+    expect(kept.length).toBeGreaterThanOrEqual(100_000);
+    expect(kept.length).toBeLessThan(102_000);
+    expect(line).toBeLessThan(rows);
+    for (const _ of [1, 2]) expect((await paste(rest)).code).toBe(0);
+    const all = server.requests.map((r) => userOf(r.url));
+    expect(all.length).toBe(rows - kept.length);
+    expect(new Set([...all, ...kept.map((k) => k.user)]).size).toBe(rows);
+  }, 240_000);
+
   it('a Parquet file with a journal stops at once too, and the --resume carries on with every row, once', async () => {
     answerSlowly(server, 20); // the signal lands in the first chunk of 1,024 rows, however loaded the machine
     const { parquetWriteFile } = await import('hyparquet-writer');
