@@ -199,8 +199,8 @@ class Results extends Writable {
   }
 }
 
-/** Where a printed command starts in a line ("...; send them with: trigger batch failed.csv --failed ..."), or a rest's copy before it. */
-const COMMAND = /(?<=: )(?:trigger (?:batch|fire)|sed \d+,\d+d|(?:gzip|zstd) -dc) /;
+/** Where a printed command starts in a line ("...; send them with: trigger batch failed.csv --failed ..."), or a rest's test before it. */
+const COMMAND = /(?<=: )(?:trigger (?:batch|fire)|(?:gzip|zstd) -t) /;
 
 /**
  * trigger's words in the Action's: what a message says of a flag or a variable the step set from an

@@ -42757,29 +42757,18 @@ function resumeCommand(input2, options) {
 function restCommand(input2, options, { file, line: line2, later = [] }) {
   const found2 = input2.files.find((f) => f.name === file);
   if (!found2) return void 0;
-  const keep = FORMAT_TABLE[found2.format].kind === "csv" ? 2 : 1;
   const { name: base, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
-  const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base;
-  const rest = shellQuote(`${name.startsWith("-") ? "./" : ""}${name}-rest${ext}`);
-  const parquet = found2.format === "parquet";
-  const sed = line2 >= keep && !parquet ? `sed ${keep},${line2}d` : void 0;
-  const copy = found2.compression ? `${found2.compression} -t ${shellQuote(file)} && ${found2.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ""}` : sed && `${sed} ${shellQuote(file)}`;
+  const name = `${base.startsWith("-") ? "./" : ""}${options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base}-rest`;
   const own = !later.length && !options.columns && FORMAT_TABLE[found2.format].failedAs === found2.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found2.format : "csv"].extensions[0];
-  const args = ["trigger", "batch", copy ? rest : shellQuote(file), ...later.map((f) => shellQuote(f))];
-  if ((!later.length || options.format) && !parquet) args.push("--format", found2.format);
-  if (parquet && line2 > 0) args.push("--after-line", String(line2));
-  args.push(
-    "--journal",
-    `${rest}.journal`,
-    "--resume",
-    "--failed",
-    shellQuote(`${name.startsWith("-") ? "./" : ""}${name}-rest-failed${failedExt}`)
-  );
+  const args = ["trigger", "batch", shellQuote(file), ...later.map((f) => shellQuote(f))];
+  if (options.format) args.push("--format", options.format);
+  if (line2 > (FORMAT_TABLE[found2.format].kind === "csv" ? 1 : 0)) args.push("--after-line", String(line2));
+  args.push("--journal", shellQuote(`${name}.journal`), "--resume", "--failed", shellQuote(`${name}-failed${failedExt}`));
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
-  return `${copy ? `${copy} > ${rest} && ` : ""}${args.join(" ")}`;
+  return `${found2.compression ? `${found2.compression} -t ${shellQuote(file)} && ` : ""}${args.join(" ")}`;
 }
 function openWritten(input2, header, options, catalog, folder, warn) {
   const dryRun = options.dryRun === true;
@@ -46304,7 +46293,7 @@ var Results = class extends import_node_stream3.Writable {
     this.failure?.(result.line, error2);
   }
 };
-var COMMAND = /(?<=: )(?:trigger (?:batch|fire)|sed \d+,\d+d|(?:gzip|zstd) -dc) /;
+var COMMAND = /(?<=: )(?:trigger (?:batch|fire)|(?:gzip|zstd) -t) /;
 function inActionWords(text, env2) {
   return text.split("\n").map((line2) => {
     const at = line2.search(COMMAND);

@@ -171,38 +171,29 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   return args.join(' ');
 }
 
-/** The rows not read (a file's after `line`, then `later` files): from a copy here, with its own journal (safe to run twice). */
+/**
+ * The rows not read (a file's after `line`, then `later` files): the file read from that line on (--after-line; no copy, no sed,
+ * nothing a shell without them cannot run), with its own journal (safe to run twice). A compressed file is tested whole first: one
+ * damaged past the cut would bind that journal to the damaged bytes (sigaudit21), and the copy made whole again would be refused.
+ */
 export type RestOf = { file: string; line: number; later?: string[] | undefined };
 export function restCommand(input: Input, options: BatchFiles, { file, line, later = [] }: RestOf): string | undefined {
   const found = input.files.find((f) => f.name === file);
   if (!found) return undefined;
-  const keep = FORMAT_TABLE[found.format].kind === 'csv' ? 2 : 1;
   const { name: base, ext } = path.parse(compressionFromName(path.basename(file)).inner);
-  const name = options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base; // shards in one folder apart
-  const rest = shellQuote(`${name.startsWith('-') ? './' : ''}${name}-rest${ext}`); // ./-x-rest.csv: not an option
-  const parquet = found.format === 'parquet'; // sed cannot cut it: read from its line on
-  const sed = line >= keep && !parquet ? `sed ${keep},${line}d` : undefined;
-  // Tested whole first: a pipe's status is sed's, and a file damaged past the cut left a cut last line to send (sigaudit21).
-  const copy = found.compression
-    ? `${found.compression} -t ${shellQuote(file)} && ${found.compression} -dc ${shellQuote(file)}${sed ? ` | ${sed}` : ''}`
-    : sed && `${sed} ${shellQuote(file)}`;
+  // Shards in one folder apart; ./-x-rest.journal is not an option.
+  const name = `${base.startsWith('-') ? './' : ''}${options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base}-rest`;
   // Rows of several files, or read with --columns, are kept in CSV (input.ts: normalized); a plain list too.
   const own = !later.length && !options.columns && FORMAT_TABLE[found.format].failedAs === found.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found.format : 'csv'].extensions[0]!;
-  const args = ['trigger', 'batch', copy ? rest : shellQuote(file), ...later.map((f) => shellQuote(f))];
-  if ((!later.length || options.format) && !parquet) args.push('--format', found.format);
-  if (parquet && line > 0) args.push('--after-line', String(line));
-  args.push(
-    '--journal',
-    `${rest}.journal`,
-    '--resume',
-    '--failed',
-    shellQuote(`${name.startsWith('-') ? './' : ''}${name}-rest-failed${failedExt}`),
-  );
+  const args = ['trigger', 'batch', shellQuote(file), ...later.map((f) => shellQuote(f))];
+  if (options.format) args.push('--format', options.format);
+  if (line > (FORMAT_TABLE[found.format].kind === 'csv' ? 1 : 0)) args.push('--after-line', String(line));
+  args.push('--journal', shellQuote(`${name}.journal`), '--resume', '--failed', shellQuote(`${name}-failed${failedExt}`));
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
-  return `${copy ? `${copy} > ${rest} && ` : ''}${args.join(' ')}`;
+  return `${found.compression ? `${found.compression} -t ${shellQuote(file)} && ` : ''}${args.join(' ')}`;
 }
 
 /** The files a batch writes besides stdout, and the locks that keep other runs off them. */

@@ -36,6 +36,6 @@ it("the job's step summary says which rows were not read and the command that se
   const summary = path.join(sandbox.home, 'step-summary.md');
   const { cut, line } = await damagedRun('cut2.csv.gz', { GITHUB_STEP_SUMMARY: summary });
   expect(fs.readFileSync(summary, 'utf8')).toContain(
-    `The rows after line ${line} of \`${cut}\` were not read; send them with: \`gzip -t ${cut} && gzip -dc ${cut} | sed 2,${line}d > cut2-rest.csv && trigger batch cut2-rest.csv`,
+    `The rows after line ${line} of \`${cut}\` were not read; send them with: \`gzip -t ${cut} && trigger batch ${cut} --after-line ${line} --journal cut2-rest.journal`,
   );
 });

@@ -32,7 +32,8 @@ describe('the first signal on a big file', () => {
     });
     expect(result.code).toBe(143);
     const line = Number(/the rows after line (\d+) of /.exec(result.stderr)?.[1]);
-    const rest = `sed 2,${line}d ${input} > big-rest.csv && trigger batch big-rest.csv --format csv --journal big-rest.csv.journal --resume --failed big-rest-failed.csv`;
+    // Was: sed 2,Nd big.csv > big-rest.csv && trigger batch big-rest.csv ...: a copy of the rest, made with sed.
+    const rest = `trigger batch ${input} --after-line ${line} --journal big-rest.journal --resume --failed big-rest-failed.csv`;
     expect(result.stderr).toContain(`${input} were not read (they are in no failed file); send them with: ${rest}`);
     // Every row read (lines 2 to `line`) is sent or kept, once; no more than 100,000 (and a chunk) kept.
     const sent = server.requests.map((r) => userOf(r.url));
@@ -106,8 +107,12 @@ describe('the first signal on a big file', () => {
       expect(result.code).toBe(143);
       rests.push(/send them with: (.*)$/m.exec(result.stderr)![1]!);
     }
-    expect(rests[0]).toContain(`> s-1of2-rest.csv && trigger batch s-1of2-rest.csv --format csv --journal s-1of2-rest.csv.journal`);
-    expect(rests[1]).toContain(`> s-2of2-rest.csv && trigger batch s-2of2-rest.csv --format csv --journal s-2of2-rest.csv.journal`);
+    expect(rests[0]).toMatch(
+      /^trigger batch \S*s\.csv --after-line \d+ --journal s-1of2-rest\.journal --resume --failed s-1of2-rest-failed\.csv --shard 1\/2$/,
+    );
+    expect(rests[1]).toMatch(
+      /^trigger batch \S*s\.csv --after-line \d+ --journal s-2of2-rest\.journal --resume --failed s-2of2-rest-failed\.csv --shard 2\/2$/,
+    );
     const before = server.requests.length;
     for (const rest of rests) expect((await paste(rest)).code).toBe(0);
     const kept = [1, 2].flatMap((i) => keptRows(fs.readFileSync(at(`s-${i}.csv`), 'utf8')).map((k) => k.user));
@@ -135,7 +140,7 @@ describe('the first signal on a big file', () => {
     expect(result.code).toBe(143);
     // Was: every row read and kept first (1M rows: 2.0 s from the signal to the exit), no command printed.
     const line = Number(/the rows after line (\d+) of /.exec(result.stderr)?.[1]);
-    const rest = `trigger batch ${input} --after-line ${line} --journal q-rest.parquet.journal --resume --failed q-rest-failed.csv`;
+    const rest = `trigger batch ${input} --after-line ${line} --journal q-rest.journal --resume --failed q-rest-failed.csv`;
     expect(result.stderr).toContain(`${input} were not read (they are in no failed file); send them with: ${rest}`);
     const kept = keptRows(fs.readFileSync(at('q-kept.csv'), 'utf8'));
     expect(kept.length).toBeGreaterThanOrEqual(100_000);

@@ -85,8 +85,8 @@ describe('what the step runs', () => {
   });
 });
 
-/** The command for the rows not read starts with their copy: it runs as printed too (its --failed is not the input's). */
-const REST = 'trigger batch b-rest.csv --failed b-rest-failed.csv';
+/** The command for the rows not read: it runs as printed too (its --failed is not the input's). */
+const REST = 'trigger batch b.csv.gz --after-line 9 --journal b-rest.journal --resume --failed b-rest-failed.csv';
 
 describe("trigger's messages in the Action's words", () => {
   it.each([
@@ -108,17 +108,9 @@ describe("trigger's messages in the Action's words", () => {
     // Not given as an input: the job's own environment, or a flag in args, keeps its name.
     [{}, 'error: base URL x (from TRIGGER_BASE_URL) ...', 'error: base URL x (from TRIGGER_BASE_URL) ...'],
     [{}, 'error: --value must be a decimal number', 'error: --value must be a decimal number'],
-    // The command for the rows not read starts with their copy: it runs as printed too (its --failed is not the input's).
-    [
-      { failed: 'f.csv' },
-      `  ...; send them with: sed 2,9d b.csv > b-rest.csv && ${REST}`,
-      `  ...; send them with: sed 2,9d b.csv > b-rest.csv && ${REST}`,
-    ],
-    [
-      { failed: 'f.csv' },
-      `  ...; send them with: gzip -dc b.csv.gz | sed 2,9d > b-rest.csv && ${REST}`,
-      `  ...; send them with: gzip -dc b.csv.gz | sed 2,9d > b-rest.csv && ${REST}`,
-    ],
+    // The command for the rows not read, and a compressed file's test before it: it runs as printed too.
+    [{ failed: 'f.csv' }, `  ...; send them with: ${REST}`, `  ...; send them with: ${REST}`],
+    [{ failed: 'f.csv' }, `  ...; send them with: gzip -t b.csv.gz && ${REST}`, `  ...; send them with: gzip -t b.csv.gz && ${REST}`],
   ])('%j: %s', (inputs, cli, action) => {
     expect(inActionWords(cli, job(inputs))).toBe(action);
   });
