@@ -44289,7 +44289,7 @@ function command2(program2, ctx) {
     "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
   ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").option("--shard <i>/<n>", "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file", shard).option(
     "--after-line <n>",
-    "skip the first file's rows up to line n (a stopped batch prints it to send a Parquet file's rest)",
+    "skip the first file's rows up to line n (a stopped batch prints it to send the rows it did not read)",
     line
   ).addHelpText("after", HELP);
   addServiceOptions(batchCommand);

@@ -25,7 +25,7 @@ export interface BatchFiles {
   format?: Format | undefined;
   /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
   columns?: string | undefined;
-  /** --after-line: the first file's rows up to this line are not read (a Parquet file's rest: sed cannot cut it). */
+  /** --after-line: the first file's rows up to this line are not read (what a stopped batch prints for the rows it left). */
   afterLine?: number | undefined;
 }
 

@@ -99,7 +99,7 @@ export function command(program: Command, ctx: Context): Command {
     .option('--shard <i>/<n>', 'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file', parse.shard)
     .option(
       '--after-line <n>',
-      "skip the first file's rows up to line n (a stopped batch prints it to send a Parquet file's rest)",
+      "skip the first file's rows up to line n (a stopped batch prints it to send the rows it did not read)",
       parse.line,
     )
     .addHelpText('after', HELP);
