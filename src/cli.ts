@@ -17,9 +17,8 @@ export { restoreV8Flags } from './startup.js';
 export type Mode = { json: boolean; verbose: boolean };
 
 /**
- * The commands, in the order help lists them, each adding its own definition to the program. Only
- * the invoked command's module is imported (start-up is most of what a fire costs); help, a typo to
- * suggest for and completion import them all.
+ * The commands, in the order help lists them, each adding its own definition to the program. Only the invoked command's module is imported
+ * (start-up is most of what a fire costs); help, a typo to suggest for and completion import them all.
  */
 const COMMANDS: Record<string, () => Promise<{ command: (program: Command, context: Context) => Command }>> = {
   fire: () => import('./commands/fire.js'),

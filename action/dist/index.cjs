@@ -647,10 +647,9 @@ var init_redact = __esm({
        */
       ampersand;
       /**
-       * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and
-       * percent-encoded where that changes it (a key holding `"`, `\` or `%` is looked for so in the
-       * text as it is, since decoding changes the key too); its bytes in hex, also with the bytes apart
-       * (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
+       * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and percent-encoded where that changes it (a
+       * key holding `"`, `\` or `%` is looked for so in the text as it is, since decoding changes the key too); its bytes in hex, also with the
+       * bytes apart (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
        */
       forms;
       /** Matches wherever a whole form might be: any form in any case, or an escape. */
@@ -711,10 +710,9 @@ var init_redact = __esm({
         return text;
       }
       /**
-       * One line of JSON the tool made, with the key masked in its string values, each re-encoded as a
-       * JSON string. Nothing else is touched (not `true`, not a number, not the tool's own member names,
-       * which a short key such as `ok` could equal), so the line stays the same JSON. What the server
-       * sent, member names included, is masked by serverJson before it is placed in the line.
+       * One line of JSON the tool made, with the key masked in its string values, each re-encoded as a JSON string. Nothing else is touched
+       * (not `true`, not a number, not the tool's own member names, which a short key such as `ok` could equal), so the line stays the same
+       * JSON. What the server sent, member names included, is masked by serverJson before it is placed in the line.
        */
       json(line2) {
         if (!this.#secrets.some((secret) => secret.mayHold(line2))) return line2;
@@ -32470,10 +32468,9 @@ var init_client = __esm({
       /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
       #waits = /* @__PURE__ */ new Map();
       /**
-       * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's
-       * lanes share one stop signal, and a 429/503 storm under --concurrency 64 had 64 waits each adding
-       * its own listener to it (Node warns from 11: MaxListenersExceededWarning, even with --quiet).
-       * EventTarget adds a listener once however often it is added; it is taken off with the last wait.
+       * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's lanes share one stop signal, and a
+       * 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it (Node warns from 11: MaxListenersExceededWarning,
+       * even with --quiet). EventTarget adds a listener once however often it is added; it is taken off with the last wait.
        */
       #wake = () => {
         for (const [stop, signals2] of this.#waits) if (signals2.some((s) => s.aborted)) stop();
@@ -32529,10 +32526,9 @@ var init_client = __esm({
         }
       }
       /**
-       * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried
-       * after a delay while retries remain, else thrown with `recorded: "no"`), or unknown (thrown with
-       * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
-       * and replays. The observers (FireOptions.onAttempt, in numbers; ClientOptions.onEvent) are told first.
+       * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried after a delay while retries remain,
+       * else thrown with `recorded: "no"`), or unknown (thrown with `recorded: "unknown"`, never retried). The errors carry that word to exit
+       * codes, the failed file and replays. The observers (FireOptions.onAttempt, in numbers; ClientOptions.onEvent) are told first.
        */
       #judge(event, outcome, attempt, started, options) {
         const canRetry = attempt <= this.retries;
@@ -42595,9 +42591,8 @@ var init_journal = __esm({
 `);
       }
       /**
-       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
-       * all that settled together, and never more than a turn behind (a kill then leaves at most the
-       * requests in flight of unknown outcome).
+       * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for all that settled together, and never
+       * more than a turn behind (a kill then leaves at most the requests in flight of unknown outcome).
        */
       #later(record) {
         this.#pending += record;
@@ -43061,10 +43056,9 @@ var init_runner = __esm({
         return { kind: "failed", reason: error2.message, error: error2 };
       }
       /**
-       * One of `concurrency` lanes (one for a dry run): takes the next row in input order, settles it or
-       * sends it and waits for the answer, hands the outcome to the sink (waiting while it asks to), and
-       * takes the next. Lanes keep the usual row to one await, in a function with few locals: a loop
-       * that waited for a free slot, and a promise per send to wake it, showed in the rate.
+       * One of `concurrency` lanes (one for a dry run): takes the next row in input order, settles it or sends it and waits for the answer,
+       * hands the outcome to the sink (waiting while it asks to), and takes the next. Lanes keep the usual row to one await, in a function with
+       * few locals: a loop that waited for a free slot, and a promise per send to wake it, showed in the rate.
        */
       async #lane() {
         const { sink, stop } = this.#options;
@@ -43132,9 +43126,8 @@ var init_runner = __esm({
         }
       }
       /**
-       * Waits until a request may start under the pace; counts it in flight and resolves true, or false
-       * when the batch stops first. Lanes over the limit wait for a request to settle; a pause waits
-       * out its time (a stop ends either wait at once).
+       * Waits until a request may start under the pace; counts it in flight and resolves true, or false when the batch stops first. Lanes over
+       * the limit wait for a request to settle; a pause waits out its time (a stop ends either wait at once).
        */
       async #turn() {
         const pace = this.#pace;

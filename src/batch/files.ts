@@ -204,10 +204,9 @@ export interface Written {
 }
 
 /**
- * Locks and opens what the batch writes: the journal's lock first (a second run of the same batch is
- * refused for what it shares with the first), the failed file (without --failed, a file named by the
- * time in `folder`, made only if there is something to keep; a dry run sends nothing: none), then the
- * journal, for this input, shard and catalog. A refusal on the way leaves nothing behind.
+ * Locks and opens what the batch writes: the journal's lock first (a second run of the same batch is refused for what it shares with the
+ * first), the failed file (without --failed, a file named by the time in `folder`, made only if there is something to keep; a dry run sends
+ * nothing: none), then the journal, for this input, shard and catalog. A refusal on the way leaves nothing behind.
  */
 export function openWritten(
   input: Input,
@@ -277,9 +276,8 @@ export function settleWritten({ failed, journal, locks }: Written, complete: boo
 }
 
 /**
- * The name of the failed file a batch writes without --failed (made only when there is a row to
- * keep): in `folder`, named by the time. Runs started in the same second take the next free name (the
- * lock is taken on the way, so two runs never pick the same one).
+ * The name of the failed file a batch writes without --failed (made only when there is a row to keep): in `folder`, named by the time. Runs
+ * started in the same second take the next free name (the lock is taken on the way, so two runs never pick the same one).
  */
 function defaultFailedName(format: Format, folder: string, locks: FileLock[], warn: (line: string) => void): string {
   const ext = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].extensions[0]!;

@@ -1,9 +1,8 @@
 /**
- * The input formats a batch reads, in one table: how a file is told to be one (its extensions), which
- * reader reads it and which writer keeps its failed rows (`kind`), its field separator, and how it is
- * named to a person. A new delimited format is one entry here; a new kind of reader is one entry plus
- * its reader (rows.ts) and its failed-file writer (failed.ts). cli.ts takes the option choices from
- * here, so this module stays free of the readers: `fire` never loads them.
+ * The input formats a batch reads, in one table: how a file is told to be one (its extensions), which reader reads it and which writer
+ * keeps its failed rows (`kind`), its field separator, and how it is named to a person. A new delimited format is one entry here; a new
+ * kind of reader is one entry plus its reader (rows.ts) and its failed-file writer (failed.ts). cli.ts takes the option choices from here,
+ * so this module stays free of the readers: `fire` never loads them.
  */
 import path from 'node:path';
 

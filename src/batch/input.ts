@@ -1,9 +1,7 @@
 /**
- * Opening a batch's input: files, folders (their regular files in name order, hidden ones skipped)
- * or `-` for stdin, each maybe compressed, and deciding each one's format: --format, else the file's
- * extension, else a look at its first bytes ("{" means NDJSON, anything else CSV with a header).
- * Every file is looked at before a row is sent: a file that is not what its name says stops the
- * batch before it starts.
+ * Opening a batch's input: files, folders (their regular files in name order, hidden ones skipped) or `-` for stdin, each maybe compressed,
+ * and deciding each one's format: --format, else the file's extension, else a look at its first bytes ("{" means NDJSON, anything else CSV
+ * with a header). Every file is looked at before a row is sent: a file that is not what its name says stops the batch before it starts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -64,11 +62,10 @@ export interface Input {
 }
 
 /**
- * Standard input, until it ends or `stop()` is called. A pipe whose producer is still writing never
- * ends by itself: without this a batch kept reading after SIGTERM until it was killed (timeout -k,
- * Kubernetes), and every row it had read was lost. After `stop()` the bytes already taken from the
- * pipe are handed on and the input ends there: the line reader drops a partial last line (and counts
- * it), never sends it cut short; the rest is the producer's.
+ * Standard input, until it ends or `stop()` is called. A pipe whose producer is still writing never ends by itself: without this a batch
+ * kept reading after SIGTERM until it was killed (timeout -k, Kubernetes), and every row it had read was lost. After `stop()` the bytes
+ * already taken from the pipe are handed on and the input ends there: the line reader drops a partial last line (and counts it), never
+ * sends it cut short; the rest is the producer's.
  */
 function stoppable(source: Readable, mark: Stopped): { stream: Readable; stop(): void } {
   const drained: Array<Buffer | string> = [];
@@ -157,10 +154,9 @@ function zstdStep(at: ZstdAt, b: Buffer, sum: number): { used: number; skip: num
 }
 
 /**
- * zstd data passed on as it comes, its frames walked by their headers, `undefined` after each frame;
- * at the end, whether it was cut within a frame (before its last block and checksum): Node 22's
- * decompressor ends a frame cut short without an error, and a copy that stopped midway read as a whole
- * file, its cut last line sent with a cut value.
+ * zstd data passed on as it comes, its frames walked by their headers, `undefined` after each frame; at the end, whether it was cut within
+ * a frame (before its last block and checksum): Node 22's decompressor ends a frame cut short without an error, and a copy that stopped
+ * midway read as a whole file, its cut last line sent with a cut value.
  */
 async function* zstdFrames(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer | undefined, boolean> {
   let [held, skip, at, sum, ended] = [Buffer.alloc(0), 0, 'frame' as ZstdAt, 0, false];
@@ -254,9 +250,8 @@ async function* sniffedStdin(source: Readable, mark: Stopped): AsyncGenerator<Bu
   yield* decompressed(stream, compression, 'standard input', mark);
 }
 
-// A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is
-// hidden (`.part-0.crc`). Hadoop, Spark and the warehouses skip the same names.
-// Redshift's UNLOAD ... MANIFEST writes its list of parts as `<prefix>manifest`, JSON beside them.
+// A folder is an export: its part files, not its markers (`_SUCCESS`, `_committed_*`), nor what is hidden (`.part-0.crc`). Hadoop, Spark
+// and the warehouses skip the same names. Redshift's UNLOAD ... MANIFEST writes its list of parts as `<prefix>manifest`, JSON beside them.
 export const isPart = (name: string) => !name.startsWith('.') && !name.startsWith('_') && !/(^|_)manifest$/.test(name);
 
 /** The regular files a source names: itself, or a folder's files in name order (hidden and `_` ones skipped). */

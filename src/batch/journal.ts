@@ -309,9 +309,8 @@ export class Journal {
   }
 
   /**
-   * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for
-   * all that settled together, and never more than a turn behind (a kill then leaves at most the
-   * requests in flight of unknown outcome).
+   * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for all that settled together, and never
+   * more than a turn behind (a kill then leaves at most the requests in flight of unknown outcome).
    */
   #later(record: string): void {
     this.#pending += record;

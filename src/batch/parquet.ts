@@ -1,9 +1,8 @@
 /**
- * Rows of a Parquet file, read with hyparquet (pure JavaScript, no native code, maintained, reads
- * by row group): one row group at a time, so memory holds one group, never the file. Numbers keep
- * their exact digits: an int64 comes as a bigint, and a decimal is read as its unscaled integer
- * (hyparquet would turn it into a double) and written out with its scale. An id column (userId,
- * triggerId) must hold text or whole numbers, sent as the file holds them; any other type is refused.
+ * Rows of a Parquet file, read with hyparquet (pure JavaScript, no native code, maintained, reads by row group): one row group at a time,
+ * so memory holds one group, never the file. Numbers keep their exact digits: an int64 comes as a bigint, and a decimal is read as its
+ * unscaled integer (hyparquet would turn it into a double) and written out with its scale. An id column (userId, triggerId) must hold text
+ * or whole numbers, sent as the file holds them; any other type is refused.
  */
 import zlib from 'node:zlib';
 import type { FileMetaData, ParquetScan, SchemaElement } from 'hyparquet';
@@ -106,13 +105,11 @@ function broken(name: string, why: string): UsageError {
 }
 
 /**
- * Rows decoded at once. A row group can hold millions of rows (Spark writes 128 MB groups), and
- * decoding one whole, as hyparquet's row reads do, held a group's rows at once. A slice decodes only
- * the pages it covers, into one array per column; but a page is decoded whole, and one page of a
- * column of doubles holds up to 131,072 values (1 MiB), so a slice much smaller than a page decodes
- * the same page again for each slice: 16,384 rows made the reader four times slower. 65,536 rows
- * decodes such a page at most twice and kept the reader's own peak lowest (146 MB against 195 MB for
- * whole groups of 125,000 rows, reading 1,000,000 rows alone).
+ * Rows decoded at once. A row group can hold millions of rows (Spark writes 128 MB groups), and decoding one whole, as hyparquet's row
+ * reads do, held a group's rows at once. A slice decodes only the pages it covers, into one array per column; but a page is decoded whole,
+ * and one page of a column of doubles holds up to 131,072 values (1 MiB), so a slice much smaller than a page decodes the same page again
+ * for each slice: 16,384 rows made the reader four times slower. 65,536 rows decodes such a page at most twice and kept the reader's own
+ * peak lowest (146 MB against 195 MB for whole groups of 125,000 rows, reading 1,000,000 rows alone).
  */
 const SLICE_ROWS = 65_536;
 

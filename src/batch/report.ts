@@ -29,9 +29,8 @@ export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
 }
 
 /**
- * The reason a row goes to the failed file (after "line N: "); undefined for rows that need none. A
- * refusal's reason quotes the server, so pieces of the key are masked in it; an invalid row's reason
- * quotes the user's own data, shown as given.
+ * The reason a row goes to the failed file (after "line N: "); undefined for rows that need none. A refusal's reason quotes the server, so
+ * pieces of the key are masked in it; an invalid row's reason quotes the user's own data, shown as given.
  */
 const REASONS: { [K in OutcomeKind]?: (outcome: Extract<Outcome, { kind: K }>, mask: ServerMask) => string } = {
   failed: serverWords,

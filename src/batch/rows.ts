@@ -1,7 +1,6 @@
 /**
- * Rows of a batch, read from CSV, NDJSON or plain lines, each carrying what is needed to send it and
- * to write it back, unchanged but for an `error`, to the failed file. A malformed row never takes
- * another with it: every reader works a line at a time on top of lines.ts.
+ * Rows of a batch, read from CSV, NDJSON or plain lines, each carrying what is needed to send it and to write it back, unchanged but for an
+ * `error`, to the failed file. A malformed row never takes another with it: every reader works a line at a time on top of lines.ts.
  */
 import type { Readable } from 'node:stream';
 import { eventOf, parseValue, valueTextIn, type PreparedEvent } from '../client/request.js';
@@ -149,10 +148,9 @@ export function columnAt(names: readonly string[], name: string): number {
 }
 
 /**
- * Finds a batch's columns among a file's (a CSV header, a Parquet file's columns). A column named
- * twice, one --columns names that the file lacks, no userId column, and no triggerId column without
- * --trigger are usage errors, each listing the file's columns. `noUser`: the hint when there is no
- * userId column (a CSV's first row may not be a header at all).
+ * Finds a batch's columns among a file's (a CSV header, a Parquet file's columns). A column named twice, one --columns names that the file
+ * lacks, no userId column, and no triggerId column without --trigger are usage errors, each listing the file's columns. `noUser`: the hint
+ * when there is no userId column (a CSV's first row may not be a header at all).
  */
 export function findColumns(
   names: readonly string[],
@@ -208,12 +206,10 @@ interface OpenRecord {
 }
 
 /**
- * Delimited records (RFC 4180, with the format's separator), read a physical line at a time so that
- * a record whose quote is still open after MAX_LINE_BYTES, or at the end of the input, is one
- * invalid row at the line where it started, and reading carries on at the line after that one (its
- * lines are held, at most 1 MiB of them, to be read again), which a stream parser cannot do. Quotes
- * inside an unquoted field are text (`5" screen`), and so is whatever follows a closing quote up to
- * the next separator (`"x"y` is `x"y`).
+ * Delimited records (RFC 4180, with the format's separator), read a physical line at a time so that a record whose quote is still open
+ * after MAX_LINE_BYTES, or at the end of the input, is one invalid row at the line where it started, and reading carries on at the line
+ * after that one (its lines are held, at most 1 MiB of them, to be read again), which a stream parser cannot do. Quotes inside an unquoted
+ * field are text (`5" screen`), and so is whatever follows a closing quote up to the next separator (`"x"y` is `x"y`).
  */
 class CsvRecords {
   /** Lines waiting to be read, the next one last. */

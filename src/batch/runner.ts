@@ -165,18 +165,16 @@ export class Runner {
   #failureOf(error: unknown): Outcome {
     if (!isTriggerError(error)) throw error;
     if (error instanceof InterruptedError) return error.notSent ? this.#unsent() : { kind: 'unknown', reason: CANCELLED_IN_FLIGHT, error };
-    // The client's one classification: a request that went out without a definitive answer (a
-    // time-out, a reset, a 500/502/504) may have been recorded, so the row is kept apart from the
-    // rows that surely were not, and a replay skips it unless asked.
+    // The client's one classification: a request that went out without a definitive answer (a time-out, a reset, a 500/502/504) may have
+    // been recorded, so the row is kept apart from the rows that surely were not, and a replay skips it unless asked.
     if (isAttemptError(error) && error.recorded === 'unknown') return { kind: 'unknown', reason: error.message, error };
     return { kind: 'failed', reason: error.message, error };
   }
 
   /**
-   * One of `concurrency` lanes (one for a dry run): takes the next row in input order, settles it or
-   * sends it and waits for the answer, hands the outcome to the sink (waiting while it asks to), and
-   * takes the next. Lanes keep the usual row to one await, in a function with few locals: a loop
-   * that waited for a free slot, and a promise per send to wake it, showed in the rate.
+   * One of `concurrency` lanes (one for a dry run): takes the next row in input order, settles it or sends it and waits for the answer,
+   * hands the outcome to the sink (waiting while it asks to), and takes the next. Lanes keep the usual row to one await, in a function with
+   * few locals: a loop that waited for a free slot, and a promise per send to wake it, showed in the rate.
    */
   async #lane(): Promise<void> {
     const { sink, stop } = this.#options;
@@ -248,9 +246,8 @@ export class Runner {
   }
 
   /**
-   * Waits until a request may start under the pace; counts it in flight and resolves true, or false
-   * when the batch stops first. Lanes over the limit wait for a request to settle; a pause waits
-   * out its time (a stop ends either wait at once).
+   * Waits until a request may start under the pace; counts it in flight and resolves true, or false when the batch stops first. Lanes over
+   * the limit wait for a request to settle; a pause waits out its time (a stop ends either wait at once).
    */
   async #turn(): Promise<boolean> {
     const pace = this.#pace!;
@@ -265,13 +262,12 @@ export class Runner {
         this.inFlight++;
         return true;
       }
-      // At the limit: a request settling frees a slot. Below it: a pause or the gap between starts,
-      // waited out by the clock, at least a millisecond: it may have just ended between the two
-      // looks, and waiting for a slot with nothing in flight would wait for ever (the process then
-      // exits 0 with the rest of the rows neither sent nor kept). Once a lane has run out of rows, a request settling
-      // ends that wait too: a request alone may go at once, and the rows the others hold must not wait out a schedule
-      // run far ahead with nothing in flight (a batch idle 50 s at its end: review13 H6). Until then, the lane that
-      // settled takes the next start itself, as paced lanes woken on every settle retried at the limit's edge.
+      // At the limit: a request settling frees a slot. Below it: a pause or the gap between starts, waited out by the clock, at least a
+      // millisecond: it may have just ended between the two looks, and waiting for a slot with nothing in flight would wait for ever (the
+      // process then exits 0 with the rest of the rows neither sent nor kept). Once a lane has run out of rows, a request settling ends
+      // that wait too: a request alone may go at once, and the rows the others hold must not wait out a schedule run far ahead with nothing
+      // in flight (a batch idle 50 s at its end: review13 H6). Until then, the lane that settled takes the next start itself, as paced
+      // lanes woken on every settle retried at the limit's edge.
       const settled = (this.#slot ??= new Promise<void>((resolve) => (this.#wakeSlot = resolve)));
       const paused = () => this.#pause(Math.max(1, pace.pausedFor()), this.#tail ? settled : this.#tailStarted);
       await (this.inFlight >= pace.limit ? settled : paused());

@@ -1,7 +1,6 @@
 /**
- * The service client: one kept-alive, proxy-aware connection pool and the one request helper that
- * adds base URL, auth and headers. No other code touches the key. `trigger fire` sends one event
- * through it; `trigger batch` sends many through the same pool.
+ * The service client: one kept-alive, proxy-aware connection pool and the one request helper that adds base URL, auth and headers. No other
+ * code touches the key. `trigger fire` sends one event through it; `trigger batch` sends many through the same pool.
  */
 import type { Dispatcher } from 'undici';
 import { InterruptedError, UsageError, type AttemptInfo } from '../errors.js';
@@ -102,10 +101,9 @@ export class TriggerClient {
   /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
   readonly #waits = new Map<() => void, AbortSignal[]>();
   /**
-   * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's
-   * lanes share one stop signal, and a 429/503 storm under --concurrency 64 had 64 waits each adding
-   * its own listener to it (Node warns from 11: MaxListenersExceededWarning, even with --quiet).
-   * EventTarget adds a listener once however often it is added; it is taken off with the last wait.
+   * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's lanes share one stop signal, and a
+   * 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it (Node warns from 11: MaxListenersExceededWarning,
+   * even with --quiet). EventTarget adds a listener once however often it is added; it is taken off with the last wait.
    */
   readonly #wake = () => {
     for (const [stop, signals] of this.#waits) if (signals.some((s) => s.aborted)) stop();
@@ -166,10 +164,9 @@ export class TriggerClient {
   }
 
   /**
-   * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried
-   * after a delay while retries remain, else thrown with `recorded: "no"`), or unknown (thrown with
-   * `recorded: "unknown"`, never retried). The errors carry that word to exit codes, the failed file
-   * and replays. The observers (FireOptions.onAttempt, in numbers; ClientOptions.onEvent) are told first.
+   * What an attempt's outcome means, decided here once: recorded (the result), not recorded (retried after a delay while retries remain,
+   * else thrown with `recorded: "no"`), or unknown (thrown with `recorded: "unknown"`, never retried). The errors carry that word to exit
+   * codes, the failed file and replays. The observers (FireOptions.onAttempt, in numbers; ClientOptions.onEvent) are told first.
    */
   #judge(event: PreparedEvent, outcome: AttemptOutcome, attempt: number, started: number, options: FireOptions): FireResult | Retry {
     const canRetry = attempt <= this.retries;
@@ -199,8 +196,7 @@ export class TriggerClient {
     const requestId = requestIdOf(outcome.headers);
     const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
     if (status >= 200 && status < 300 && !saysFailure) {
-      // The usual answer holds no key; anything else is masked here, so a library caller never sees
-      // the server's echo of the key either.
+      // The usual answer holds no key; anything else is masked here, so a library caller never sees the server's echo of the key either.
       const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);
       return {
         ok: true,

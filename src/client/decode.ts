@@ -1,8 +1,7 @@
 /**
- * Decoding a compressed answer (Content-Encoding gzip, deflate, br, and zstd where Node has it). The
- * tool sends no Accept-Encoding, which by RFC 9110 accepts any coding, so a proxy or a CDN may compress.
- * The body limit applies to the decoded size (the Attempt keeps the decoded bytes as it keeps a plain
- * body's): decoding stops there, so a small body that expands to gigabytes holds no more than the limit
+ * Decoding a compressed answer (Content-Encoding gzip, deflate, br, and zstd where Node has it). The tool sends no Accept-Encoding, which
+ * by RFC 9110 accepts any coding, so a proxy or a CDN may compress. The body limit applies to the decoded size (the Attempt keeps the
+ * decoded bytes as it keeps a plain body's): decoding stops there, so a small body that expands to gigabytes holds no more than the limit
  * in memory. node:zlib is loaded only for such an answer.
  */
 import type { Transform } from 'node:stream';
@@ -37,9 +36,8 @@ export class DecodeError extends Error {
 }
 
 /**
- * The stream that decodes a body in `coding`, made when its first bytes come: for deflate,
- * zlib-wrapped (as RFC 9110 says) or raw (as some servers send), told apart by those bytes. A body
- * cut short decodes as far as it goes.
+ * The stream that decodes a body in `coding`, made when its first bytes come: for deflate, zlib-wrapped (as RFC 9110 says) or raw (as some
+ * servers send), told apart by those bytes. A body cut short decodes as far as it goes.
  */
 export function decoderFor(coding: Coding, first: Buffer): Transform {
   const z = zlib();

@@ -1,7 +1,6 @@
 /**
- * What an answer or a failed connection means to a person: the status words, the message and the
- * hint for each case. Pure functions, tested as a table (test/unit/messages.test.ts); client.ts keeps
- * the connections and the retries.
+ * What an answer or a failed connection means to a person: the status words, the message and the hint for each case. Pure functions, tested
+ * as a table (test/unit/messages.test.ts); client.ts keeps the connections and the retries.
  */
 import { NetworkError, ServiceError, type AttemptInfo, type Recorded } from '../errors.js';
 import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';

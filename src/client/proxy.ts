@@ -62,10 +62,9 @@ function entryParts(entry: string): [name: string, port: string] | undefined {
 }
 
 /**
- * Whether NO_PROXY names the URL's host, as curl reads it: entries separated by commas or white space;
- * `*` alone for every host; a host name, which also covers its subdomains (a leading `.` or `*.` is
- * the same); `host:port` for one port; IPv4 and IPv6 addresses (bare `::1` or `[::1]`, `[::1]:8080`);
- * and CIDR ranges (`127.0.0.0/8`, `fd00::/8`), which only IP literals can fall in (nothing is resolved).
+ * Whether NO_PROXY names the URL's host, as curl reads it: entries separated by commas or white space; `*` alone for every host; a host
+ * name, which also covers its subdomains (a leading `.` or `*.` is the same); `host:port` for one port; IPv4 and IPv6 addresses (bare `::1`
+ * or `[::1]`, `[::1]:8080`); and CIDR ranges (`127.0.0.0/8`, `fd00::/8`), which only IP literals can fall in (nothing is resolved).
  */
 export function bypassesProxy(url: URL, noProxy: string): boolean {
   const host = unbracket(url.hostname).replace(/\.$/, '').toLowerCase();

@@ -6,9 +6,8 @@ import { VERSION } from '../version.js';
 export const USER_AGENT = `trigger-cli/${VERSION} node/${process.versions.node}`;
 
 /**
- * The headers of every request, in the order sent: the one table the client sends from and the dry
- * run (its JSON and its curl command) shows. `authorization` carries what it is given: the key for
- * the client, the masked key or `$TRIGGER_API_KEY` for display.
+ * The headers of every request, in the order sent: the one table the client sends from and the dry run (its JSON and its curl command)
+ * shows. `authorization` carries what it is given: the key for the client, the masked key or `$TRIGGER_API_KEY` for display.
  */
 export function requestHeaders(authorization: string, traceparent?: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {
@@ -50,9 +49,8 @@ export const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 const PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
 
 /**
- * Parses a decimal number the user typed into JSON number text without going through a double,
- * so that "12345678901234567890" reaches the server as typed. Throws UsageError for anything that
- * is not a finite decimal within the range of a double.
+ * Parses a decimal number the user typed into JSON number text without going through a double, so that "12345678901234567890" reaches the
+ * server as typed. Throws UsageError for anything that is not a finite decimal within the range of a double.
  */
 export function parseValue(raw: string, label = '--value'): EventValue {
   if (PLAIN_JSON_NUMBER.test(raw)) return { json: raw }; // the usual value, at batch rates
@@ -86,10 +84,9 @@ export function valueFromInput(value: string | number): EventValue {
 const NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /**
- * The digits of the top-level "value" member as they appear in JSON text. JSON.parse turns
- * 12345678901234567890 into 12345678901234567000; this finds the text that parsed to `value`, so the
- * digits survive. Only members of the outermost object count (a nested "value" is another field's),
- * and the last one wins, as in JSON.parse.
+ * The digits of the top-level "value" member as they appear in JSON text. JSON.parse turns 12345678901234567890 into 12345678901234567000;
+ * this finds the text that parsed to `value`, so the digits survive. Only members of the outermost object count (a nested "value" is
+ * another field's), and the last one wins, as in JSON.parse.
  */
 export function valueTextIn(jsonText: string, value: number, member = 'value'): string {
   let found: string | undefined;

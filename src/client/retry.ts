@@ -1,7 +1,6 @@
 /**
- * The retry policy. An attempt is repeated only when the service cannot have recorded the event:
- * the connection was never made, or the service said 429 or 503. A reset, a time-out or any other
- * status may come after the event was recorded, so those are never retried.
+ * The retry policy. An attempt is repeated only when the service cannot have recorded the event: the connection was never made, or the
+ * service said 429 or 503. A reset, a time-out or any other status may come after the event was recorded, so those are never retried.
  */
 
 /** Retries when the event cannot have been recorded: the client's default and --retries'. */

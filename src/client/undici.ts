@@ -1,9 +1,8 @@
 /**
- * Loads the parts of undici the client uses. undici's index pulls in fetch, WebSocket, the cache
- * stores and mocks, paid on every `trigger fire`; one pool of connections to the service loads in a
- * fraction of that (figures: docs/performance.md). With a proxy the index is loaded after all, for its
- * ProxyAgent. The pool's files are imported by their paths, which the bundles resolve when they are
- * built: an undici that moved them fails the build, not a user's run.
+ * Loads the parts of undici the client uses. undici's index pulls in fetch, WebSocket, the cache stores and mocks, paid on every `trigger
+ * fire`; one pool of connections to the service loads in a fraction of that (figures: docs/performance.md). With a proxy the index is
+ * loaded after all, for its ProxyAgent. The pool's files are imported by their paths, which the bundles resolve when they are built: an
+ * undici that moved them fails the build, not a user's run.
  */
 import type * as Undici from 'undici';
 import type { Dispatcher, Pool } from 'undici';
@@ -12,12 +11,10 @@ import { parseProxy, proxyChoice, type ProxyChoice } from './proxy.js';
 type Connector = (options: object, callback: (error: Error | null, socket: unknown) => void) => unknown;
 
 /**
- * Lets undici skip an informational `100 Continue` the request did not ask for, as RFC 9110 says a
- * client must (it skips every other 1xx already, but ends the connection on an unasked-for 100 with
- * "bad response"). undici attaches its HTTP parser to each socket it connects, right after the
- * connector hands the socket over; this wraps the parser's headers callback of that one connection
- * so that a 100 takes undici's path for the other 1xx answers (and never reaches a handler as a final
- * answer). Once per connection, nothing per request.
+ * Lets undici skip an informational `100 Continue` the request did not ask for, as RFC 9110 says a client must (it skips every other 1xx
+ * already, but ends the connection on an unasked-for 100 with "bad response"). undici attaches its HTTP parser to each socket it connects,
+ * right after the connector hands the socket over; this wraps the parser's headers callback of that one connection so that a 100 takes
+ * undici's path for the other 1xx answers (and never reaches a handler as a final answer). Once per connection, nothing per request.
  */
 function skipUnaskedContinue(connect: Connector): Connector {
   return (options, callback) =>
@@ -43,10 +40,9 @@ function patchParser(socket: object): void {
 type UndiciIndex = typeof Undici;
 
 /**
- * TLS options for every connection that carries the key: certificates are always verified, as curl
- * verifies them. Node's default for `rejectUnauthorized` reads NODE_TLS_REJECT_UNAUTHORIZED, so that
- * a `=0` left in a shell or a CI job would send the key to any server; given explicitly, the variable
- * has no say. A private CA still works: NODE_EXTRA_CA_CERTS adds to the roots Node verifies against.
+ * TLS options for every connection that carries the key: certificates are always verified, as curl verifies them. Node's default for
+ * `rejectUnauthorized` reads NODE_TLS_REJECT_UNAUTHORIZED, so that a `=0` left in a shell or a CI job would send the key to any server;
+ * given explicitly, the variable has no say. A private CA still works: NODE_EXTRA_CA_CERTS adds to the roots Node verifies against.
  */
 export const VERIFIED = { rejectUnauthorized: true } as const;
 
@@ -76,9 +72,8 @@ export async function openDispatcher(origin: string, options: Pool.Options, env:
   // undici is CommonJS: bundled, its exports are under `default`; loaded by Node, also at the top.
   const index = (await import('undici')) as UndiciIndex & { default?: UndiciIndex };
   const undici = index.default ?? index;
-  // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl
-  // sends it; https:// is tunnelled with CONNECT either way. `factory` makes both the pool to the
-  // service through the tunnel and the pool to a forwarding proxy.
+  // proxyTunnel false: an http:// service goes to the proxy as an absolute-form request, as curl sends it; https:// is tunnelled with
+  // CONNECT either way. `factory` makes both the pool to the service through the tunnel and the pool to a forwarding proxy.
   const dispatcher = new undici.ProxyAgent({
     ...options,
     uri: url.href,

@@ -1,8 +1,7 @@
 /**
- * trigger batch <file...>: its definition (options, help) and its run. Many events from CSV, NDJSON
- * or a list of user ids, over one pool of kept-alive connections. Rows flow one way: reader → runner
- * → recorder (journal, failed file, NDJSON, stderr). Every row ends in exactly one place, whatever
- * ends the run.
+ * trigger batch <file...>: its definition (options, help) and its run. Many events from CSV, NDJSON or a list of user ids, over one pool of
+ * kept-alive connections. Rows flow one way: reader → runner → recorder (journal, failed file, NDJSON, stderr). Every row ends in exactly
+ * one place, whatever ends the run.
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
@@ -264,9 +263,8 @@ function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; st
 }
 
 /**
- * The end of a batch: the summary (stdout, or stderr under --json, --quiet or a signal), the GitHub
- * step summary and annotation, the command that carries the batch on, and a reported error for the
- * exit code when it did not all go well.
+ * The end of a batch: the summary (stdout, or stderr under --json, --quiet or a signal), the GitHub step summary and annotation, the
+ * command that carries the batch on, and a reported error for the exit code when it did not all go well.
  */
 function finish(
   { io, env, options, input, failed, journal, pace }: Run,

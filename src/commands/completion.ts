@@ -174,10 +174,9 @@ function profileCandidates(env: NodeJS.ProcessEnv): Candidate[] {
 }
 
 /**
- * The catalog's triggers (as `fire` would find the catalog: --catalog, TRIGGER_CATALOG, else
- * triggers.json here or in a parent folder; none with --no-catalog), each under its id in the
- * profile typed (--profile), else TRIGGER_PROFILE, else the active one, and described by its name.
- * None when there is no catalog or it cannot be used: a Tab never prints an error.
+ * The catalog's triggers (as `fire` would find the catalog: --catalog, TRIGGER_CATALOG, else triggers.json here or in a parent folder; none
+ * with --no-catalog), each under its id in the profile typed (--profile), else TRIGGER_PROFILE, else the active one, and described by its
+ * name. None when there is no catalog or it cannot be used: a Tab never prints an error.
  */
 function catalogCandidates(typed: Map<string, string>, env: NodeJS.ProcessEnv, cwd: string | undefined): Candidate[] {
   // process.cwd() throws in a folder that was deleted: runComplete answers nothing then.
@@ -202,9 +201,8 @@ export function runComplete(program: Command, words: string[], io: Output, env: 
   }
   const seen = new Set<string>();
   const offered = answer.candidates.filter((c) => {
-    // A value with a control character would break the line protocol and the shells' lists, and one
-    // with an escape or an invisible (Cf) character would reach the terminal raw; escaped, it would
-    // complete to another id, so it is not offered at all.
+    // A value with a control character would break the line protocol and the shells' lists, and one with an escape or an invisible (Cf)
+    // character would reach the terminal raw; escaped, it would complete to another id, so it is not offered at all.
     if (!c.value.startsWith(partial) || seen.has(c.value) || printable(c.value) !== c.value) return false;
     seen.add(c.value);
     return true;

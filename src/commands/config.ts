@@ -55,10 +55,9 @@ function where(profile: string, file: string): string {
 }
 
 /**
- * What a config command works on: the file, what it holds (a corrupt file stops here, before any
- * prompt), the profile in effect (--profile, TRIGGER_PROFILE, the active one, or default), and how to
- * change them under the lock (updateConfig; a bad TRIGGER_LOCK_WAIT stops here, before anything is
- * stored). With `known`, a profile that was named (not the default) must be in the file.
+ * What a config command works on: the file, what it holds (a corrupt file stops here, before any prompt), the profile in effect (--profile,
+ * TRIGGER_PROFILE, the active one, or default), and how to change them under the lock (updateConfig; a bad TRIGGER_LOCK_WAIT stops here,
+ * before anything is stored). With `known`, a profile that was named (not the default) must be in the file.
  */
 function target(options: ProfileOption, env: NodeJS.ProcessEnv, known = false) {
   const file = configPath(env);

@@ -1,7 +1,6 @@
 /**
- * What every command is built with, and the options shared by the commands that call the service.
- * Loaded by cli.ts for every command, so it imports nothing of the client at run time (service.ts
- * turns the options into one).
+ * What every command is built with, and the options shared by the commands that call the service. Loaded by cli.ts for every command, so it
+ * imports nothing of the client at run time (service.ts turns the options into one).
  */
 import type { Readable } from 'node:stream';
 import { Option, type Command } from 'commander';

@@ -157,11 +157,10 @@ interface WriteTarget extends Catalog {
 }
 
 /**
- * Runs a change of the catalog in effect (or, with `create`, of a new one where none is: here, or where
- * --catalog / TRIGGER_CATALOG names) under the settings' lock (`<file>.lock`, judged by whether its
- * holder runs), so that two `triggers add` at once both land: each reads the file inside the lock. The
- * lock's file has its links followed and, when the search found it, is trusted (an untrusted catalog is
- * refused before anything is made beside it); a catalog that cannot be used is not written over.
+ * Runs a change of the catalog in effect (or, with `create`, of a new one where none is: here, or where --catalog / TRIGGER_CATALOG names)
+ * under the settings' lock (`<file>.lock`, judged by whether its holder runs), so that two `triggers add` at once both land: each reads the
+ * file inside the lock. The lock's file has its links followed and, when the search found it, is trusted (an untrusted catalog is refused
+ * before anything is made beside it); a catalog that cannot be used is not written over.
  */
 async function changeCatalog(options: CatalogFlag, ctx: Context, create: boolean, change: (target: WriteTarget) => void): Promise<void> {
   const where = found(options, ctx, create);

@@ -1,7 +1,6 @@
 /**
- * Colours named by meaning, per stream. chalk's default export looks at stdout only and ignores
- * NO_COLOR, so the decision is made here: FORCE_COLOR wins, then NO_COLOR, then "is it a TTY".
- * When no colour is wanted chalk is not even loaded.
+ * Colours named by meaning, per stream. chalk's default export looks at stdout only and ignores NO_COLOR, so the decision is made here:
+ * FORCE_COLOR wins, then NO_COLOR, then "is it a TTY". When no colour is wanted chalk is not even loaded.
  */
 
 /** Each colour by its meaning, and the chalk style it is. */

@@ -1,11 +1,9 @@
 /**
- * Keeping the API key out of everything the tool writes, in every form docs/masking.md lists. Two
- * strengths, because the user's own data must come out as it went in: `text` masks the whole key
- * wherever it is; `server` also masks any long enough run of it, for text that came from the server,
- * where an echo cut short at an excerpt limit still leaks most of a key. The encoded forms are found
- * by decoding the text into views that remember where each character came from; each form of the
- * key in the table a Secret holds is looked for in the views and masked in the text. JSON is masked
- * inside its strings only, so that `--json` stays JSON whatever the key is.
+ * Keeping the API key out of everything the tool writes, in every form docs/masking.md lists. Two strengths, because the user's own data
+ * must come out as it went in: `text` masks the whole key wherever it is; `server` also masks any long enough run of it, for text that came
+ * from the server, where an echo cut short at an excerpt limit still leaks most of a key. The encoded forms are found by decoding the text
+ * into views that remember where each character came from; each form of the key in the table a Secret holds is looked for in the views and
+ * masked in the text. JSON is masked inside its strings only, so that `--json` stays JSON whatever the key is.
  */
 import { maskKey } from '../settings/validate.js';
 
@@ -110,10 +108,9 @@ class Secret {
    */
   readonly ampersand: boolean;
   /**
-   * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and
-   * percent-encoded where that changes it (a key holding `"`, `\` or `%` is looked for so in the
-   * text as it is, since decoding changes the key too); its bytes in hex, also with the bytes apart
-   * (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
+   * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and percent-encoded where that changes it (a
+   * key holding `"`, `\` or `%` is looked for so in the text as it is, since decoding changes the key too); its bytes in hex, also with the
+   * bytes apart (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
    */
   readonly forms: Form[];
   /** Matches wherever a whole form might be: any form in any case, or an escape. */
@@ -176,9 +173,8 @@ interface View {
 const [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x3b];
 
 /**
- * HTML's named character references for the characters a key can hold (printable ASCII), each name
- * before its character: the XML five, HTML5's names for the rest of ASCII punctuation, and the few
- * an error page's words hold.
+ * HTML's named character references for the characters a key can hold (printable ASCII), each name before its character: the XML five,
+ * HTML5's names for the rest of ASCII punctuation, and the few an error page's words hold.
  */
 const NAMES = `
   amp & lt < gt > quot " apos '
@@ -325,10 +321,9 @@ function formRanges(text: string, view: View, secret: Secret, pieces: boolean, r
 }
 
 /**
- * Each place a stretch of `form` is in `haystack`, grown to the run of `form` around it, added when
- * the run is at least its minPiece long (whole when it is the whole form). The run grown from each
- * alignment with the form (where it would start) is kept: another stretch of the same alignment
- * inside it would grow into the same run, so a text of a thousand echoes stays linear.
+ * Each place a stretch of `form` is in `haystack`, grown to the run of `form` around it, added when the run is at least its minPiece long
+ * (whole when it is the whole form). The run grown from each alignment with the form (where it would start) is kept: another stretch of the
+ * same alignment inside it would grow into the same run, so a text of a thousand echoes stays linear.
  */
 function grownRuns(haystack: string, { text: form, stretches, minPiece }: Form, add: (s: number, e: number, whole: boolean) => void): void {
   const grown = new Map<number, [number, number]>();
@@ -404,10 +399,9 @@ export class Redactor {
   }
 
   /**
-   * One line of JSON the tool made, with the key masked in its string values, each re-encoded as a
-   * JSON string. Nothing else is touched (not `true`, not a number, not the tool's own member names,
-   * which a short key such as `ok` could equal), so the line stays the same JSON. What the server
-   * sent, member names included, is masked by serverJson before it is placed in the line.
+   * One line of JSON the tool made, with the key masked in its string values, each re-encoded as a JSON string. Nothing else is touched
+   * (not `true`, not a number, not the tool's own member names, which a short key such as `ok` could equal), so the line stays the same
+   * JSON. What the server sent, member names included, is masked by serverJson before it is placed in the line.
    */
   json(line: string): string {
     if (!this.#secrets.some((secret) => secret.mayHold(line))) return line;

@@ -9,10 +9,9 @@ import type { Palette } from './colors.js';
 import type { ServerMask } from './redact.js';
 
 /**
- * What is escaped in text shown to a person: C0 and C1 controls; Unicode format characters (category
- * Cf: U+202E and the other direction overrides and isolates, U+200B and the other zero-width ones,
- * U+FEFF, U+00AD, tag characters); the line and paragraph separators U+2028 and U+2029; and lone
- * surrogates. Each either moves, hides or reorders what a terminal shows.
+ * What is escaped in text shown to a person: C0 and C1 controls; Unicode format characters (category Cf: U+202E and the other direction
+ * overrides and isolates, U+200B and the other zero-width ones, U+FEFF, U+00AD, tag characters); the line and paragraph separators U+2028
+ * and U+2029; and lone surrogates. Each either moves, hides or reorders what a terminal shows.
  */
 // eslint-disable-next-line no-control-regex
 const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
@@ -29,11 +28,10 @@ function escaped(c: string): string {
 }
 
 /**
- * Text from data (ids, values, messages, catalog text) made safe for a terminal and a CI log, so that
- * what a person reads is what is sent: control characters are shown escaped, so a newline in a user
- * id does not start a new line (or a workflow command) and an escape sequence never reaches the
- * terminal; invisible and direction-changing characters are shown escaped too (`\u202e`), so that
- * `evil\u202egnp.exe` is not read as `evilexe.png`. Only what is shown: the wire gets the real text.
+ * Text from data (ids, values, messages, catalog text) made safe for a terminal and a CI log, so that what a person reads is what is sent:
+ * control characters are shown escaped, so a newline in a user id does not start a new line (or a workflow command) and an escape sequence
+ * never reaches the terminal; invisible and direction-changing characters are shown escaped too (`\u202e`), so that `evil\u202egnp.exe` is
+ * not read as `evilexe.png`. Only what is shown: the wire gets the real text.
  */
 export function printable(text: string): string {
   // Most text is plain ASCII: one test, no allocation.
@@ -67,9 +65,8 @@ export function successLine(result: FireResult, c: Palette, mask: ServerMask): s
 }
 
 /**
- * An error's message as shown. A refusal's message quotes the server (its message, a Location), so
- * pieces of the key are masked in it; other messages hold the user's own ids and values, shown as
- * given (the whole key is still masked wherever it is, by the output).
+ * An error's message as shown. A refusal's message quotes the server (its message, a Location), so pieces of the key are masked in it;
+ * other messages hold the user's own ids and values, shown as given (the whole key is still masked wherever it is, by the output).
  */
 export function shownMessage(error: TriggerError, mask: ServerMask): string {
   return error instanceof ServiceError ? mask.server(error.message) : error.message;
@@ -196,11 +193,10 @@ export function verboseLines(event: ClientEvent, c: Palette, mask: ServerMask): 
 }
 
 /**
- * A workflow command that GitHub Actions shows as an annotation (`::error title=…::message`). Its
- * message is escaped as the workflow-command syntax requires (`%`, CR, LF), and its properties
- * (`title=`, `file=`) also for `:` and `,`, which end a property; so one failure is one annotation
- * line whatever the data says. Other control and invisible characters are shown escaped, as on a
- * terminal. The one escaper: every annotation the tool prints is made here.
+ * A workflow command that GitHub Actions shows as an annotation (`::error title=…::message`). Its message is escaped as the
+ * workflow-command syntax requires (`%`, CR, LF), and its properties (`title=`, `file=`) also for `:` and `,`, which end a property; so one
+ * failure is one annotation line whatever the data says. Other control and invisible characters are shown escaped, as on a terminal. The
+ * one escaper: every annotation the tool prints is made here.
  */
 export function githubAnnotation(
   message: string,

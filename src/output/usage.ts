@@ -1,7 +1,6 @@
 /**
- * commander's usage errors in the tool's own words: one style (lower-case `error:`), saying what was
- * wrong and what to type instead. A pure function of commander's message, tested as a table
- * (test/unit/usage.test.ts); cli.ts routes commander's error output through it.
+ * commander's usage errors in the tool's own words: one style (lower-case `error:`), saying what was wrong and what to type instead. A pure
+ * function of commander's message, tested as a table (test/unit/usage.test.ts); cli.ts routes commander's error output through it.
  */
 import { quotedExcerpt } from './excerpt.js';
 
