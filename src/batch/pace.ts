@@ -77,6 +77,7 @@ const CEILING_MS = 3_000; // How long after a push-back its ceiling is remembere
 const [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS] = [2, 1_000, 8, 6];
 const HOLD_ROUND_TRIPS = 2; // Round trips, and answers accepted, at one under the ceiling before probing one above it.
 const HOLD_ANSWERS = 100;
+const SHARED_HOLD_TRIPS = 20; // ...or, sharing with shards, this many round trips: in answers, the shard that sends more probed more often (f39600a).
 const QUIET_MS = 100; // At one at a time, push-backs with Retry-After pause every sender after this long with nothing accepted.
 const LIKELY_RUN = 0.001; // ...unless the share refused before the run makes a run that long at least this likely (item 15).
 const GAP_WIDEN = 1.1; // Under one at a time, a push-back widens the gap between starts by GAP_WIDEN; accepted answers narrow it.
@@ -828,7 +829,10 @@ export class Pace {
           if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
           else {
             [this.#held, this.#heldAnswers] = [this.#held + 1, this.#heldAnswers + accepted];
-            if (this.#held >= HOLD_ROUND_TRIPS && this.#heldAnswers >= HOLD_ANSWERS) {
+            if (
+              this.#held >= HOLD_ROUND_TRIPS &&
+              (this.#heldAnswers >= HOLD_ANSWERS || (this.#shared && this.#held >= SHARED_HOLD_TRIPS))
+            ) {
               this.#held = this.#heldAnswers = 0;
               this.#set(this.#value + 1);
               this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
