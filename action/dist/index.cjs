@@ -43994,8 +43994,8 @@ var init_pace = __esm({
             } else if (this.#paced && !slow && this.#ceiling > 0 && (now - this.#lastPushBack < CEILING_MS || kept)) {
               if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
               else {
-                [this.#held, this.#heldAnswers] = [this.#held + 1, this.#heldAnswers + accepted];
-                if (this.#held >= HOLD_ROUND_TRIPS && (this.#heldAnswers >= HOLD_ANSWERS || this.#shared && this.#held >= SHARED_HOLD_TRIPS)) {
+                const enough = (this.#heldAnswers += accepted) >= HOLD_ANSWERS || this.#shared && this.#held + 1 >= SHARED_HOLD_TRIPS;
+                if (++this.#held >= HOLD_ROUND_TRIPS && enough) {
                   this.#held = this.#heldAnswers = 0;
                   this.#set(this.#value + 1);
                   this.#ceiling = Math.max(this.#ceiling, this.limit + 1);

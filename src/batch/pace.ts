@@ -828,11 +828,8 @@ export class Pace {
           // Near where the service pushed back: back to one under it, hold, then probe (item 4).
           if (this.#value + 1 < this.#ceiling) this.#set(this.#value + 1);
           else {
-            [this.#held, this.#heldAnswers] = [this.#held + 1, this.#heldAnswers + accepted];
-            if (
-              this.#held >= HOLD_ROUND_TRIPS &&
-              (this.#heldAnswers >= HOLD_ANSWERS || (this.#shared && this.#held >= SHARED_HOLD_TRIPS))
-            ) {
+            const enough = (this.#heldAnswers += accepted) >= HOLD_ANSWERS || (this.#shared && this.#held + 1 >= SHARED_HOLD_TRIPS);
+            if (++this.#held >= HOLD_ROUND_TRIPS && enough) {
               this.#held = this.#heldAnswers = 0;
               this.#set(this.#value + 1);
               this.#ceiling = Math.max(this.#ceiling, this.limit + 1);
