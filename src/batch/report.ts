@@ -129,8 +129,13 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
   if (s.dryRun) {
     const damaged = s.notReadAfter?.file ? [notRead!] : []; // standard input's stop is the producer's business
-    const head = counts.invalid || s.notReadAfter?.damaged ? c.error('✖') : c.success('✔');
-    const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    // Stopped by a signal, it checked only the rows read: no ✔ (sig22).
+    const head = s.signal
+      ? c.warn(`⚠ interrupted (${s.signal}):`)
+      : counts.invalid || s.notReadAfter?.damaged
+        ? c.error('✖')
+        : c.success('✔');
+    const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? ' read' : ''} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === undefined;

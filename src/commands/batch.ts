@@ -213,7 +213,9 @@ async function send(run: Run): Promise<void> {
       const resumable = journal !== undefined && !journal.error; // a journal behind cannot carry the rest on
       input.stopReading(resumable ? 0 : KEPT_AFTER_STOP);
       const kept = failed ? `; unsent rows go to ${failed.path}` : '';
-      const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
+      const waiting = options.dryRun
+        ? `interrupted (${signal}): checking stopped`
+        : `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));
     } else {
       client?.abortAll();
