@@ -117,6 +117,9 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
     // suggest for, options first, completion) builds all of it.
     const only = Object.hasOwn(COMMANDS, argv[2] ?? '') ? argv[2] : undefined;
     const program = await buildProgram({ io, env, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode, only);
+    // The same a level down: `trigger config help nonesuch` is `trigger config nonesuch` (it showed config's help, no word of it).
+    const group = program.commands.find((c) => c.name() === argv[2] && argv[3] === 'help' && /^\w/.test(argv[4] ?? ''));
+    if (group && !group.commands.some((c) => c.name() === argv[4])) argv = argv.toSpliced(3, 1);
     // `trigger --json fire …`: the program itself takes none of the commands' options; say where they go.
     const flag = argv[2]?.split('=')[0] ?? '';
     const named = program.commands.find((c) => argv.includes(c.name()) && c.options.some((o) => [o.long, o.short].includes(flag)));

@@ -37,6 +37,20 @@ describe('mistakes', () => {
     expect(result.stdout + result.stderr).not.toContain('Usage:');
   });
 
+  it.each([
+    [['config', 'help', 'gte'], "error: unknown command 'gte'", '(did you mean get?)'],
+    [['triggers', 'help', 'lsit'], "error: unknown command 'lsit'", '(did you mean list?)'],
+  ])(
+    'a typo after a group\'s help (%j) is named too (it showed the group\'s help and "a command is needed")',
+    async (args, named, meant) => {
+      const result = await runBuilt(args, { env: box.env });
+      expect(result.code).toBe(2);
+      expect(result.stderr.split('\n').slice(0, 2)).toEqual([named, meant]);
+      expect(result.stdout + result.stderr).not.toContain('Usage:');
+      expect((await runBuilt(['config', 'help', 'get'], { env: box.env })).stdout).toContain('Usage: trigger config get');
+    },
+  );
+
   it.each([['config'], ['triggers']])('%s with no command: the help, then one line that says a command is missing', async (name) => {
     const result = await runBuilt([name], { env: box.env });
     expect(result.code).toBe(2);
