@@ -198,11 +198,13 @@ function rawJson(text) {
   return text === void 0 ? null : { [RAW]: text };
 }
 function toJson(fields) {
-  const members = Object.entries(fields).map(([key, value]) => {
+  let json = "";
+  for (const key in fields) {
+    const value = fields[key];
     const text = typeof value === "object" && value !== null && RAW in value ? value[RAW] : JSON.stringify(value ?? null);
-    return `${JSON.stringify(key)}:${text}`;
-  });
-  return `{${members.join(",")}}`;
+    json += `${json ? "," : "{"}${JSON.stringify(key)}:${text}`;
+  }
+  return json ? `${json}}` : "{}";
 }
 function serverJson(value, mask) {
   return { [RAW]: mask.serverJson(JSON.stringify(value ?? null)) };
@@ -42247,8 +42249,8 @@ function summaryLines(s, c) {
   const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
   if (s.dryRun) {
     const damaged = s.notReadAfter?.file ? [notRead] : [];
-    const head2 = counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714");
-    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    const head2 = s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714");
+    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
@@ -42955,17 +42957,28 @@ var init_recorder = __esm({
         this.stopWith({ kind: "breaker", failures: this.#streak, answer });
       }
       #drain;
-      /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
+      #lines = "";
+      // NDJSON lines not written yet: written together at the end of this turn of the event loop, or at 64 KiB
+      /** Adds the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
       #writeJson(row, outcome) {
+        if (this.#lines === "") setImmediate(() => void this.#flush());
+        this.#lines += `${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}
+`;
+        return this.#lines.length >= 65536 ? this.#flush() : this.#drain;
+      }
+      #flush() {
+        const lines = this.#lines;
+        this.#lines = "";
+        if (lines === "" || this.#o.io.stdoutError !== void 0) return this.#drain;
         this.#o.beforeStdout?.();
-        if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}
-`)) return void 0;
+        if (this.#stdout.write(lines)) return void 0;
         return this.#drain ??= (0, import_node_events.once)(this.#stdout, "drain").then(
           () => void 0,
           () => void 0
         ).finally(() => this.#drain = void 0);
       }
       close() {
+        void this.#flush();
         this.#stdout.off("error", this.#onStdoutError);
       }
     };
@@ -44369,7 +44382,7 @@ async function send(run2) {
       const resumable = journal !== void 0 && !journal.error;
       input2.stopReading(resumable ? 0 : KEPT_AFTER_STOP);
       const kept = failed ? `; unsent rows go to ${failed.path}` : "";
-      const waiting = `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
+      const waiting = options.dryRun ? `interrupted (${signal}): checking stopped` : `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));
     } else {
       client?.abortAll();
@@ -46130,6 +46143,8 @@ async function main(argv = process.argv, context = {}) {
     else if (argv[2] === "help" && /^\w/.test(argv[3] ?? "") && !Object.hasOwn(COMMANDS, argv[3])) argv = argv.toSpliced(2, 1);
     const only = Object.hasOwn(COMMANDS, argv[2] ?? "") ? argv[2] : void 0;
     const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode2, only);
+    const group = program2.commands.find((c) => c.name() === argv[2] && argv[3] === "help" && /^\w/.test(argv[4] ?? ""));
+    if (group && !group.commands.some((c) => c.name() === argv[4])) argv = argv.toSpliced(3, 1);
     const flag = argv[2]?.split("=")[0] ?? "";
     const named = program2.commands.find((c) => argv.includes(c.name()) && c.options.some((o) => [o.long, o.short].includes(flag)));
     if (named) program2.showHelpAfterError(`(options go after the command: trigger ${named.name()} ${flag} \u2026)`);

@@ -143,10 +143,21 @@ export class BatchRecorder implements OutcomeSink {
   }
 
   #drain: Promise<void> | undefined;
-  /** Writes the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
+  #lines = ''; // NDJSON lines not written yet: written together at the end of this turn of the event loop, or at 64 KiB
+  /** Adds the row's NDJSON line; a promise only when stdout asks to wait (back-pressure). */
   #writeJson(row: Row, outcome: Outcome): Promise<void> | undefined {
+    // One write a line was a third of a stop's time: 100,000 lines for the rows kept took 1.9-2.7 s to a pipe (sigaudit21).
+    if (this.#lines === '') setImmediate(() => void this.#flush());
+    this.#lines += `${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}\n`;
+    return this.#lines.length >= 65_536 ? this.#flush() : this.#drain;
+  }
+
+  #flush(): Promise<void> | undefined {
+    const lines = this.#lines;
+    this.#lines = '';
+    if (lines === '' || this.#o.io.stdoutError !== undefined) return this.#drain;
     this.#o.beforeStdout?.();
-    if (this.#stdout.write(`${this.#o.io.redactJson(rowJson(row, outcome, this.#o.io.serverMask))}\n`)) return undefined;
+    if (this.#stdout.write(lines)) return undefined;
     // An error ends the wait as a drain does (the 'error' listener above stops the batch). One wait for every lane: a listener
     // each passed Node's ten when a stop wrote 100,000 lines at once (MaxListenersExceededWarning on stderr; sigaudit21).
     return (this.#drain ??= once(this.#stdout, 'drain')
@@ -158,6 +169,7 @@ export class BatchRecorder implements OutcomeSink {
   }
 
   close(): void {
+    void this.#flush();
     this.#stdout.off('error', this.#onStdoutError);
   }
 }

@@ -91,11 +91,13 @@ export function rawJson(text: string | undefined): Raw | null {
 
 /** One-level JSON object whose members may be raw JSON text; undefined members become null. */
 export function toJson(fields: Record<string, unknown>): string {
-  const members = Object.entries(fields).map(([key, value]) => {
+  let json = ''; // concatenated, not mapped and joined: a stop writes 100,000 lines at once
+  for (const key in fields) {
+    const value = fields[key];
     const text = typeof value === 'object' && value !== null && RAW in value ? (value as Raw)[RAW] : JSON.stringify(value ?? null);
-    return `${JSON.stringify(key)}:${text}`;
-  });
-  return `{${members.join(',')}}`;
+    json += `${json ? ',' : '{'}${JSON.stringify(key)}:${text}`;
+  }
+  return json ? `${json}}` : '{}';
 }
 
 /** A value from the server (a parsed body or its text) as JSON text, pieces of the key masked. */
