@@ -24,11 +24,12 @@
 // (-23), a failed row's text made only where kept, and smaller code in client.ts and lock.ts (-8). The twenty-second: prose
 // comments rewrapped to the 140 columns prettier allows, words unchanged (-112); the pace's relay left on told slots and the
 // hold counted in round trips among shards (+7); --after-line and every rest command reading its file (+8); a dry run and
-// a group's help typo named (+11); --json written together (+14); a failed file in an input folder refused (+10).
+// a group's help typo named (+11); --json written together (+14); a failed file in an input folder refused (+10); the journal
+// keeps a damaged file's rest command for its refusals (+9).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_708;
+const BUDGET = 11_717;
 const GOAL = 11_600;
 
 function lines(dir) {

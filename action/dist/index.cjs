@@ -42407,14 +42407,16 @@ function load2(file) {
     done: false,
     failed: void 0,
     // the failed file the last run that accounted for every row left (absolute), if it said
+    rest: void 0,
+    // the command it printed for the rows after a damaged file (then no --resume carries it on)
     whole: Buffer.byteLength(whole)
     // bytes up to the end of the last whole record (a record torn by a kill is cut off)
   };
   for (const record of records) {
     if (record.startsWith("done")) {
       loaded.done = true;
-      const said2 = parsed(record.slice(5), null)?.failed;
-      loaded.failed = typeof said2 === "string" ? said2 : void 0;
+      const said2 = parsed(record.slice(5), null);
+      [loaded.failed, loaded.rest] = [said2?.failed, said2?.rest].map((s) => typeof s === "string" ? s : void 0);
       continue;
     }
     const space = record.indexOf(" ", 2);
@@ -42459,11 +42461,13 @@ function refuseToCarryOn(file, loaded, options) {
   const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
   if (!options.resume) {
     const batch2 = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
-    const next = loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`;
+    const next = loaded.rest ? `it stopped at a damaged file: once that file is whole again, send the rows after the damage with: ${loaded.rest}` : loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`;
     throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, { hint: next });
   }
   const now = options.inputs;
-  const hint = { hint: "resume with the input the journal was made for, or name a new --journal for this one" };
+  const hint = {
+    hint: loaded.rest ? `a damaged file copied whole again? send the rows after the damage with: ${loaded.rest}` : "resume with the input the journal was made for, or name a new --journal for this one"
+  };
   const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
   if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
   const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
@@ -42639,11 +42643,11 @@ var init_journal = __esm({
           this.#failed(error2);
         }
       }
-      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
-      close(complete, failed) {
+      /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left and a damaged file's rest. */
+      close(complete, failed, rest) {
         clearInterval(this.#timer);
         this.onError = void 0;
-        const said2 = failed === void 0 ? {} : { failed: import_node_path12.default.resolve(failed) };
+        const said2 = { ...failed === void 0 ? {} : { failed: import_node_path12.default.resolve(failed) }, ...rest && { rest } };
         if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said2 })}
 `;
         this.sync();
@@ -42815,11 +42819,11 @@ function openWritten(input2, header, options, catalog, folder, warn) {
   }
   return written;
 }
-function settleWritten({ failed, journal, locks }, complete, noneSettled = false) {
+function settleWritten({ failed, journal, locks }, complete, noneSettled = false, rest) {
   try {
     const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
     failed?.close(!unchanged && !noneSettled);
-    journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0);
+    journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0, rest);
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -44407,7 +44411,8 @@ async function send(run2) {
     recorder.close();
     await client?.destroy();
     const complete = result !== void 0 && input2.cut === void 0 && (recorder.counts.unsent === 0 || !!input2.damaged);
-    settleWritten(run2, complete, result === void 0 && recorder.counts.rows === 0);
+    const rest = input2.damaged && !options.dryRun ? restCommand(input2, options, input2.damaged) : void 0;
+    settleWritten(run2, complete, result === void 0 && recorder.counts.rows === 0, rest);
     if (result === void 0) input2.close();
   }
   finish(run2, recorder, result, stoppedBy, stderr);

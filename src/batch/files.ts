@@ -262,14 +262,14 @@ export function openWritten(
 }
 
 /** Puts the failed file in place (an earlier one kept when no row settled) and closes the journal, `complete`: every row accounted for. */
-export function settleWritten({ failed, journal, locks }: Written, complete: boolean, noneSettled = false): void {
+export function settleWritten({ failed, journal, locks }: Written, complete: boolean, noneSettled = false, rest?: string): void {
   try {
     // A journal that had accounted for every row, and a run that sent nothing: the failed file that
     // run left holds the same rows, so it stays as it was (rewritten, its rows could come out in
     // another order, and a replay of it already run would no longer match it: see replayNames).
     const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
     failed?.close(!unchanged && !noneSettled);
-    journal?.close(complete, failed && !failed.inPlace ? failed.path : undefined);
+    journal?.close(complete, failed && !failed.inPlace ? failed.path : undefined, rest);
   } finally {
     for (const lock of locks) lock.release();
   }

@@ -110,13 +110,14 @@ function load(file: string) {
     reasons: new Map<number, string>(),
     done: false,
     failed: undefined as string | undefined, // the failed file the last run that accounted for every row left (absolute), if it said
+    rest: undefined as string | undefined, // the command it printed for the rows after a damaged file (then no --resume carries it on)
     whole: Buffer.byteLength(whole), // bytes up to the end of the last whole record (a record torn by a kill is cut off)
   };
   for (const record of records) {
     if (record.startsWith('done')) {
       loaded.done = true;
-      const said = parsed<{ failed?: unknown } | null>(record.slice(5), null)?.failed;
-      loaded.failed = typeof said === 'string' ? said : undefined;
+      const said = parsed<{ failed?: unknown; rest?: unknown } | null>(record.slice(5), null);
+      [loaded.failed, loaded.rest] = [said?.failed, said?.rest].map((s) => (typeof s === 'string' ? s : undefined));
       continue;
     }
     const space = record.indexOf(' ', 2);
@@ -178,13 +179,20 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   const what = was.length === 1 ? header.input.path : `${was.length} files from ${header.input.path} on`;
   if (!options.resume) {
     const batch = loaded.done ? `a completed batch of ${what}` : `a batch of ${what} that did not finish`;
-    const next = loaded.done
-      ? `sending it again would double those events; to do so on purpose, delete ${file} first`
-      : `carry it on with: ${options.resumeCommand}`;
+    const next = loaded.rest
+      ? `it stopped at a damaged file: once that file is whole again, send the rows after the damage with: ${loaded.rest}`
+      : loaded.done
+        ? `sending it again would double those events; to do so on purpose, delete ${file} first`
+        : `carry it on with: ${options.resumeCommand}`;
     throw new UsageError(`the journal ${file} already records ${batch} (${describeLoaded(loaded)}); nothing was sent`, { hint: next });
   }
   const now = options.inputs;
-  const hint = { hint: 'resume with the input the journal was made for, or name a new --journal for this one' };
+  // After damage the input is copied whole again: a new journal would send its rows again; the rest command it printed does not.
+  const hint = {
+    hint: loaded.rest
+      ? `a damaged file copied whole again? send the rows after the damage with: ${loaded.rest}`
+      : 'resume with the input the journal was made for, or name a new --journal for this one',
+  };
   const counts = `${plural(was.length, 'file')} (${what}), and this run reads ${plural(now.length, 'file')}`;
   if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
   const changed = was.findIndex((w, i) => w.sha256 !== now[i]!.sha256 || w.size !== now[i]!.size);
@@ -353,11 +361,11 @@ export class Journal {
     }
   }
 
-  /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left. */
-  close(complete: boolean, failed?: string): void {
+  /** Closes the journal; `complete` when every input row was accounted for, with the failed file it left and a damaged file's rest. */
+  close(complete: boolean, failed?: string, rest?: string): void {
     clearInterval(this.#timer);
     this.onError = undefined;
-    const said = failed === undefined ? {} : { failed: path.resolve(failed) };
+    const said = { ...(failed === undefined ? {} : { failed: path.resolve(failed) }), ...(rest && { rest }) };
     if (complete) this.#pending += `done ${JSON.stringify({ at: new Date().toISOString(), ...said })}\n`;
     this.sync();
     if (this.#fd !== undefined) fs.closeSync(this.#fd);

@@ -236,7 +236,8 @@ async function send(run: Run): Promise<void> {
     // A run that threw (a bad header, say) settled nothing: an earlier failed file stays as it was.
     // Damage found midway: every row read is accepted or kept, and a resume would stop there again (docs/choices.md).
     const complete = result !== undefined && input.cut === undefined && (recorder.counts.unsent === 0 || !!input.damaged);
-    settleWritten(run, complete, result === undefined && recorder.counts.rows === 0);
+    const rest = input.damaged && !options.dryRun ? restCommand(input, options, input.damaged) : undefined;
+    settleWritten(run, complete, result === undefined && recorder.counts.rows === 0, rest);
     if (result === undefined) input.close();
   }
   finish(run, recorder, result, stoppedBy, stderr);
