@@ -262,7 +262,9 @@ function batch(build, url, input, args, work, tag) {
 function rowsFor(spec, seconds) {
   // conn-0 is sized at what this loaded machine reaches, else its staggered runs last minutes.
   const rate = spec.sizeAt ?? spec.allows;
-  const span = Math.max(seconds, spec.minSeconds ?? 0);
+  // Shards: at least five rounds of the rota's 2 s turns (four shards on a strict 20/s, 300 rows, all sent at once for 7 s: less
+  // than one round, and a shard whose turn had not come yet was 0.08x of the median).
+  const span = Math.max(seconds, spec.minSeconds ?? 0, spec.shards ? 40 : 0);
   if (!spec.shards) return Math.round(rate * span);
   const alone = ((spec.shards - 1) * spec.staggerMs) / 1000;
   return Math.round(rate * spec.shards * (alone + span / spec.shards));
