@@ -19,6 +19,19 @@ useServer((s, b) => ([server, box] = [s, b]));
 const at = (name: string) => path.join(box.home, name);
 const paste = (command: string) => pasteIn(command, box.env);
 
+/** NAME.parquet with `rows` rows of trigger t, users NAME0, NAME1... */
+async function parquetOf(name: string, rows: number): Promise<string> {
+  const { parquetWriteFile } = await import('hyparquet-writer');
+  const users = Array.from({ length: rows }, (_, i) => `${name}${i}`);
+  const filename = at(`${name}.parquet`);
+  const columnData = [
+    { name: 'userId', data: users, type: 'STRING' as const },
+    { name: 'triggerId', data: users.map(() => 't'), type: 'STRING' as const },
+  ];
+  parquetWriteFile({ filename, columnData });
+  return filename;
+}
+
 describe('the first signal on a big file', () => {
   it('keeps 100,000 more rows at most; the printed command sends the rest, once, run twice', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
@@ -124,17 +137,8 @@ describe('the first signal on a big file', () => {
 
   it('a Parquet file without a journal stops too; the command it prints reads the file from the line on, once, run twice', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
-    const { parquetWriteFile } = await import('hyparquet-writer');
     const rows = 120_000;
-    const users = Array.from({ length: rows }, (_, i) => `q${i}`);
-    const input = at('q.parquet');
-    parquetWriteFile({
-      filename: input,
-      columnData: [
-        { name: 'userId', data: users, type: 'STRING' },
-        { name: 'triggerId', data: users.map(() => 't'), type: 'STRING' },
-      ],
-    });
+    const input = await parquetOf('q', rows);
     const args = ['batch', input, '--concurrency', '4', '--failed', at('q-kept.csv')];
     const result = await run(args, { env: box.env, timeoutMs: 120_000, onSpawn: killAfter(server, 1, 'SIGTERM') });
     expect(result.code).toBe(143);
@@ -154,16 +158,7 @@ describe('the first signal on a big file', () => {
 
   it('a Parquet file with a journal stops at once too, and the --resume carries on with every row, once', async () => {
     answerSlowly(server, 20); // the signal lands in the first chunk of 1,024 rows, however loaded the machine
-    const { parquetWriteFile } = await import('hyparquet-writer');
-    const users = Array.from({ length: 5_000 }, (_, i) => `p${i}`);
-    const input = at('p.parquet');
-    parquetWriteFile({
-      filename: input,
-      columnData: [
-        { name: 'userId', data: users, type: 'STRING' },
-        { name: 'triggerId', data: users.map(() => 't'), type: 'STRING' },
-      ],
-    });
+    const input = await parquetOf('p', 5_000);
     const args = ['batch', input, '--concurrency', '4', '--journal', at('p.journal'), '--failed', at('p-kept.csv')];
     const result = await run(args, { env: box.env, timeoutMs: 120_000, onSpawn: killAfter(server, 1, 'SIGTERM') });
     expect(result.code).toBe(143);
