@@ -42761,11 +42761,14 @@ function resumeCommand(input2, options) {
   if (options.afterLine) args.push("--after-line", String(options.afterLine));
   return args.join(" ");
 }
-function restCommand(input2, options, { file, line: line2, later = [] }) {
+function restCommand(input2, options, { file, line: line2, later = [] }, cwd) {
   const found2 = input2.files.find((f) => f.name === file);
   if (!found2) return void 0;
   const { name: base, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
-  const name = `${base.startsWith("-") ? "./" : ""}${options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base}-rest`;
+  const dir = import_node_path13.default.relative(cwd, import_node_path13.default.resolve(cwd, import_node_path13.default.dirname(file)));
+  const folder = dir.split(import_node_path13.default.sep)[0] === ".." || import_node_path13.default.isAbsolute(dir) ? import_node_path13.default.resolve(cwd, dir) : dir;
+  const shard2 = options.shard && `${options.shard.index}of${options.shard.count}`;
+  const name = [...folder.split(/[\\/:]+/), base, shard2, "rest"].filter(Boolean).join("-").replace(/^-/, "./-");
   const own = !later.length && !options.columns && FORMAT_TABLE[found2.format].failedAs === found2.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found2.format : "csv"].extensions[0];
   const args = ["trigger", "batch", shellQuote(file), ...later.map((f) => shellQuote(f))];
@@ -44349,7 +44352,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
-  await send({ io, env: env2, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, typed: typed2, ...written });
+  await send({ io, env: env2, cwd, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, typed: typed2, ...written });
 }
 async function send(run2) {
   const { io, options, input: input2, client, pace, failed, journal } = run2;
@@ -44411,7 +44414,7 @@ async function send(run2) {
     recorder.close();
     await client?.destroy();
     const complete = result !== void 0 && input2.cut === void 0 && (recorder.counts.unsent === 0 || !!input2.damaged);
-    const rest = input2.damaged && !options.dryRun ? restCommand(input2, options, input2.damaged) : void 0;
+    const rest = input2.damaged && !options.dryRun ? restCommand(input2, options, input2.damaged, run2.cwd) : void 0;
     settleWritten(run2, complete, result === void 0 && recorder.counts.rows === 0, rest);
     if (result === void 0) input2.close();
   }
@@ -44436,13 +44439,13 @@ function progressFor(run2, now) {
   }
   return new Progress(io, render, { plain: !spinnerWanted(run2.env, io.terminal) });
 }
-function finish({ io, env: env2, options, input: input2, failed, journal, pace }, recorder, result, signal, stderr) {
+function finish({ io, env: env2, cwd, options, input: input2, failed, journal, pace }, recorder, result, signal, stderr) {
   const { counts } = recorder;
   const name = input2.sources.join(" ");
   const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
-  const [cut, rest] = [input2.cut, (at) => options.dryRun ? void 0 : restCommand(input2, options, at)];
+  const [cut, rest] = [input2.cut, (at) => options.dryRun ? void 0 : restCommand(input2, options, at, cwd)];
   const resume = journal !== void 0 && !journalBehind && (counts.unsent > 0 || !!cut?.file) && !input2.damaged;
   const stopReason = recorder.stopReason;
   const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);

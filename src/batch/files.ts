@@ -177,12 +177,15 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
  * damaged past the cut would bind that journal to the damaged bytes (sigaudit21), and the copy made whole again would be refused.
  */
 export type RestOf = { file: string; line: number; later?: string[] | undefined };
-export function restCommand(input: Input, options: BatchFiles, { file, line, later = [] }: RestOf): string | undefined {
+export function restCommand(input: Input, options: BatchFiles, { file, line, later = [] }: RestOf, cwd: string): string | undefined {
   const found = input.files.find((f) => f.name === file);
   if (!found) return undefined;
   const { name: base, ext } = path.parse(compressionFromName(path.basename(file)).inner);
-  // Shards in one folder apart; ./-x-rest.journal is not an option.
-  const name = `${base.startsWith('-') ? './' : ''}${options.shard ? `${base}-${options.shard.index}of${options.shard.count}` : base}-rest`;
+  // By folder (a/data.csv: a-data-rest; outside here by its whole path) and shard, so no two rests share a journal; ./-x-rest.
+  const dir = path.relative(cwd, path.resolve(cwd, path.dirname(file)));
+  const folder = dir.split(path.sep)[0] === '..' || path.isAbsolute(dir) ? path.resolve(cwd, dir) : dir;
+  const shard = options.shard && `${options.shard.index}of${options.shard.count}`;
+  const name = [...folder.split(/[\\/:]+/), base, shard, 'rest'].filter(Boolean).join('-').replace(/^-/, './-');
   // Rows of several files, or read with --columns, are kept in CSV (input.ts: normalized); a plain list too.
   const own = !later.length && !options.columns && FORMAT_TABLE[found.format].failedAs === found.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found.format : 'csv'].extensions[0]!;

@@ -151,12 +151,13 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
-  await send({ io, env, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, ...written });
+  await send({ io, env, cwd, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, ...written });
 }
 
 interface Run extends Written {
   io: Output;
   env: NodeJS.ProcessEnv;
+  cwd: string;
   options: BatchCommandOptions;
   input: Input;
   rows: AsyncIterable<Row[]>;
@@ -236,7 +237,7 @@ async function send(run: Run): Promise<void> {
     // A run that threw (a bad header, say) settled nothing: an earlier failed file stays as it was.
     // Damage found midway: every row read is accepted or kept, and a resume would stop there again (docs/choices.md).
     const complete = result !== undefined && input.cut === undefined && (recorder.counts.unsent === 0 || !!input.damaged);
-    const rest = input.damaged && !options.dryRun ? restCommand(input, options, input.damaged) : undefined;
+    const rest = input.damaged && !options.dryRun ? restCommand(input, options, input.damaged, run.cwd) : undefined;
     settleWritten(run, complete, result === undefined && recorder.counts.rows === 0, rest);
     if (result === undefined) input.close();
   }
@@ -270,7 +271,7 @@ function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; st
  * command that carries the batch on, and a reported error for the exit code when it did not all go well.
  */
 function finish(
-  { io, env, options, input, failed, journal, pace }: Run,
+  { io, env, cwd, options, input, failed, journal, pace }: Run,
   recorder: BatchRecorder,
   result: RunResult,
   signal: StopSignal | undefined,
@@ -283,7 +284,7 @@ function finish(
   // A journal that could not be written is behind this run: carrying on from it would count rows
   // this run sent as of unknown outcome. The failed file is whole, so it is what to send next.
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : undefined;
-  const [cut, rest] = [input.cut, (at: RestOf) => (options.dryRun ? undefined : restCommand(input, options, at))];
+  const [cut, rest] = [input.cut, (at: RestOf) => (options.dryRun ? undefined : restCommand(input, options, at, cwd))];
   const resume = journal !== undefined && !journalBehind && (counts.unsent > 0 || !!cut?.file) && !input.damaged;
   const stopReason = recorder.stopReason;
   // In flight at most: what was sent, not the pace's limit (under --rate, lanes wait for the schedule holding turns).

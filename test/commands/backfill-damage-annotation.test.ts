@@ -22,7 +22,7 @@ async function damagedRun(name: string, env: NodeJS.ProcessEnv = {}) {
   const cut = path.join(sandbox.home, name);
   fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
   const args = ['batch', cut, '--concurrency', '2', '--failed', path.join(sandbox.home, `${name}-failed.csv`)];
-  const result = await runCommand(args, { ...sandbox.env, GITHUB_ACTIONS: 'true', ...env });
+  const result = await runCommand(args, { ...sandbox.env, GITHUB_ACTIONS: 'true', ...env }, sandbox.home); // the rest named as here
   expect(result.code).toBe(2);
   return { result, cut, line: Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]) };
 }

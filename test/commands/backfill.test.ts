@@ -186,7 +186,8 @@ describe('a folder of gzip part files', () => {
     const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
     const cut = at('cut.csv.gz');
     fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
-    const result = await runCommand(['batch', cut, '--concurrency', '2', '--failed', at('failed.csv')], sandbox.env);
+    // Run in the file's folder: the rest's journal is named as if beside it (a file elsewhere is named by its folder too).
+    const result = await runCommand(['batch', cut, '--concurrency', '2', '--failed', at('failed.csv')], sandbox.env, sandbox.home);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`stopping: ${cut} could not be read on after line`);
     const line = Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]);

@@ -135,6 +135,32 @@ describe('the first signal on a big file', () => {
     expect(server.requests.length).toBeGreaterThan(before);
   }, 240_000);
 
+  it('two files of one name in two folders print rest commands of their own, each sending its own rows once', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const rests: string[] = [];
+    for (const folder of ['a', 'b']) {
+      fs.mkdirSync(at(folder));
+      fs.writeFileSync(at(`${folder}/data.csv`), csvRows(110_000, folder));
+      const args = ['batch', `${folder}/data.csv`, '--concurrency', '4', '--failed', at(`${folder}-kept.csv`)];
+      const onSpawn = killAfter(server, server.requests.length + 1, 'SIGTERM');
+      const result = await run(args, { env: box.env, timeoutMs: 120_000, onSpawn });
+      expect(result.code).toBe(143);
+      rests.push(/send them with: (.*)$/m.exec(result.stderr)![1]!);
+    }
+    // Was: both `--journal data-rest.journal --resume --failed data-rest-failed.csv`; b's rest was refused (another input).
+    expect(rests[0]).toMatch(
+      /^trigger batch a\/data\.csv --after-line \d+ --journal a-data-rest\.journal --resume --failed a-data-rest-failed\.csv$/,
+    );
+    expect(rests[1]).toMatch(
+      /^trigger batch b\/data\.csv --after-line \d+ --journal b-data-rest\.journal --resume --failed b-data-rest-failed\.csv$/,
+    );
+    for (const rest of [...rests, ...rests]) expect((await paste(rest)).code).toBe(0); // each pasted twice
+    const kept = ['a', 'b'].flatMap((f) => keptRows(fs.readFileSync(at(`${f}-kept.csv`), 'utf8')).map((k) => k.user));
+    const all = [...server.requests.map((r) => userOf(r.url)), ...kept];
+    expect(new Set(all).size).toBe(220_000); // every row of both files once: sent, kept, or sent by its own rest
+    expect(all).toHaveLength(220_000);
+  }, 240_000);
+
   it('a Parquet file without a journal stops too; the command it prints reads the file from the line on, once, run twice', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
     const rows = 120_000;
