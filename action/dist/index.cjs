@@ -41910,14 +41910,65 @@ async function* unzstd(source, stopped) {
   }
   if (next.value && !stopped?.stopped) throw new Error("it ends within a frame, as a file cut short does");
 }
+async function* gunzip(source, name) {
+  const chunks = source[Symbol.asyncIterator]();
+  let [held2, at] = [Buffer.alloc(0), 0];
+  const more = async () => {
+    const next = await chunks.next();
+    if (!next.done) held2 = Buffer.concat([held2, next.value]);
+    return !next.done;
+  };
+  const fill = async (n) => {
+    while (held2.length < n) if (!await more()) throw Error("unexpected end of file");
+  };
+  for (let member = 0; held2.length > 0 || await more(); member++) {
+    if (member > 0 && held2.length < 2) await more();
+    if (member > 0 && (held2[0] !== 31 || held2[1] !== 139)) {
+      let [bytes, zeros] = [held2.length, held2.every((b) => b === 0)];
+      for (let next = await chunks.next(); !next.done; next = await chunks.next())
+        [bytes, zeros] = [bytes + next.value.length, zeros && next.value.every((b) => b === 0)];
+      if (zeros) return;
+      const cut = name === "standard input" ? "" : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`;
+      const what = `the bytes after gzip member ${member} are not gzip (${bytes} of them); every row before them was read`;
+      throw Error(`trailing garbage: ${what}${cut}`);
+    }
+    await fill(10);
+    const flags = held2[3];
+    if (held2[2] !== 8) throw Error("unknown compression method");
+    if (flags & 224) throw Error("unknown header flags set");
+    let used = 10;
+    if (flags & 4) await fill(used += 2).then(() => used += held2.readUInt16LE(used - 2));
+    for (const field2 of [8, 16]) if (flags & field2) for (await fill(used + 1); held2[used++] !== 0; ) await fill(used + 1);
+    await fill(used += flags & 2);
+    const inflater = import_node_zlib2.default.createInflateRaw({ chunkSize: INFLATED_CHUNK });
+    let [fed, last, crc, size] = [0, held2.subarray(used), 0, 0];
+    const feeding = (async () => {
+      for (let piece = last; ; ) {
+        [fed, last] = [fed + piece.length, piece];
+        if (piece.length) await new Promise((done) => inflater.write(piece, done));
+        if (inflater.destroyed || inflater.bytesWritten < fed) return;
+        const next = await chunks.next();
+        if (next.done) return void inflater.end();
+        piece = next.value;
+      }
+    })().catch((error2) => inflater.destroy(error2));
+    for await (const out of inflater) {
+      [crc, size] = [import_node_zlib2.default.crc32(out, crc), size + out.length];
+      yield out;
+    }
+    await feeding;
+    held2 = last.subarray(last.length - (fed - inflater.bytesWritten));
+    await fill(8);
+    if (held2.readUInt32LE(0) !== crc || held2.readUInt32LE(4) !== size % 2 ** 32) throw Error("incorrect data check");
+    [held2, at] = [held2.subarray(8), at + used + inflater.bytesWritten + 8];
+  }
+}
 async function* decompressed(source, compression, name, stopped) {
   if (compression === "zstd" && !zstd2) throw noZstd(name);
   try {
-    yield* compression === "gzip" ? source.pipe(import_node_zlib2.default.createGunzip({ chunkSize: INFLATED_CHUNK })) : unzstd(source, stopped);
-  } catch (caught) {
+    yield* compression === "gzip" ? gunzip(source, name) : unzstd(source, stopped);
+  } catch (error2) {
     if (stopped?.stopped) return;
-    const garbage = compression === "gzip" && /header check/.test(`${caught}`) && Error("trailing garbage: bytes not gzip after a member");
-    const error2 = garbage || caught;
     const message = `${name}: the ${compression} data cannot be read on (${error2.message}); nothing was sent`;
     throw new Damaged(message, { hint: "check that the file was copied whole", cause: error2 });
   } finally {

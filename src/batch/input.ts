@@ -196,6 +196,66 @@ async function* unzstd(source: Readable, stopped?: Stopped): AsyncGenerator<Buff
   if (next.value && !stopped?.stopped) throw new Error('it ends within a frame, as a file cut short does');
 }
 
+/**
+ * gzip members read one by one (RFC 1952: a header, deflate data, its CRC and size). Node's gunzip fails on bytes after a member that are
+ * not another (gzip's "trailing garbage": a log line appended, a tool's padding) and drops the rows it inflated in that step (up to 64 KB, a
+ * small file's all): here every member's rows are handed on first, then the bytes after member K are named. Zeros alone there are padding.
+ */
+async function* gunzip(source: AsyncIterable<Buffer>, name: string): AsyncGenerator<Buffer> {
+  const chunks = source[Symbol.asyncIterator]();
+  let [held, at] = [Buffer.alloc(0) as Buffer, 0]; // the bytes read and not yet taken; where they start in the file
+  const more = async () => {
+    const next = await chunks.next();
+    if (!next.done) held = Buffer.concat([held, next.value]);
+    return !next.done;
+  };
+  const fill = async (n: number) => {
+    while (held.length < n) if (!(await more())) throw Error('unexpected end of file'); // zlib's words for a .gz cut short
+  };
+  for (let member = 0; held.length > 0 || (await more()); member++) {
+    if (member > 0 && held.length < 2) await more();
+    if (member > 0 && (held[0] !== 0x1f || held[1] !== 0x8b)) {
+      let [bytes, zeros] = [held.length, held.every((b) => b === 0)];
+      for (let next = await chunks.next(); !next.done; next = await chunks.next())
+        [bytes, zeros] = [bytes + next.value.length, zeros && next.value.every((b) => b === 0)];
+      if (zeros) return;
+      const cut = name === 'standard input' ? '' : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`;
+      const what = `the bytes after gzip member ${member} are not gzip (${bytes} of them); every row before them was read`;
+      throw Error(`trailing garbage: ${what}${cut}`);
+    }
+    await fill(10);
+    const flags = held[3]!;
+    if (held[2] !== 8) throw Error('unknown compression method');
+    if (flags & 0xe0) throw Error('unknown header flags set');
+    let used = 10; // the header's own bytes: an extra field, a name and a comment (each ended by a zero), a CRC
+    if (flags & 4) await fill((used += 2)).then(() => (used += held.readUInt16LE(used - 2)));
+    for (const field of [8, 16]) if (flags & field) for (await fill(used + 1); held[used++] !== 0;) await fill(used + 1);
+    await fill((used += flags & 2));
+    const inflater = zlib.createInflateRaw({ chunkSize: INFLATED_CHUNK });
+    let [fed, last, crc, size] = [0, held.subarray(used), 0, 0];
+    // One piece written at a time: the bytes after the deflate data (fed, not taken) are then the last piece's end.
+    const feeding = (async () => {
+      for (let piece = last; ;) {
+        [fed, last] = [fed + piece.length, piece];
+        if (piece.length) await new Promise((done) => inflater.write(piece, done));
+        if (inflater.destroyed || inflater.bytesWritten < fed) return;
+        const next = await chunks.next();
+        if (next.done) return void inflater.end();
+        piece = next.value;
+      }
+    })().catch((error: Error) => inflater.destroy(error)); // a read that failed ends the inflated stream with its error
+    for await (const out of inflater as AsyncIterable<Buffer>) {
+      [crc, size] = [zlib.crc32(out, crc), size + out.length];
+      yield out;
+    }
+    await feeding;
+    held = last.subarray(last.length - (fed - inflater.bytesWritten));
+    await fill(8);
+    if (held.readUInt32LE(0) !== crc || held.readUInt32LE(4) !== size % 2 ** 32) throw Error('incorrect data check');
+    [held, at] = [held.subarray(8), at + used + inflater.bytesWritten + 8];
+  }
+}
+
 /** Files a warehouse or a shell may hand over that trigger does not read, by their first 4 bytes; each with its way round. */
 const FOREIGN: Array<[string, string, (name: string) => string]> = [
   ['BZh', 'bzip2-compressed', (name) => `decompress it first: bzip2 -dc ${name} | trigger batch -`],
@@ -215,15 +275,11 @@ const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart
 async function* decompressed(source: Readable, compression: Compression, name: string, stopped?: Stopped): AsyncGenerator<Buffer> {
   if (compression === 'zstd' && !zstd) throw noZstd(name);
   try {
-    yield* compression === 'gzip'
-      ? (source.pipe(zlib.createGunzip({ chunkSize: INFLATED_CHUNK })) as AsyncIterable<Buffer>)
-      : unzstd(source, stopped);
-  } catch (caught) {
+    yield* compression === 'gzip' ? gunzip(source, name) : unzstd(source, stopped);
+  } catch (error) {
     if (stopped?.stopped) return;
-    const garbage = compression === 'gzip' && /header check/.test(`${caught}`) && Error('trailing garbage: bytes not gzip after a member');
-    const error = garbage || (caught as Error);
-    const message = `${name}: the ${compression} data cannot be read on (${error.message}); nothing was sent`;
-    throw new Damaged(message, { hint: 'check that the file was copied whole', cause: error });
+    const message = `${name}: the ${compression} data cannot be read on (${(error as Error).message}); nothing was sent`;
+    throw new Damaged(message, { hint: 'check that the file was copied whole', cause: error as Error });
   } finally {
     source.destroy();
   }
