@@ -37176,11 +37176,13 @@ function wholeLines(bytes, line2, items) {
 async function* readLines(stream, stop) {
   let next = 1;
   const partial = new PartialLine();
-  let first = true;
+  let [first, crOnly] = [true, void 0];
   for await (const chunk of stream) {
-    const all = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    let all = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     const wide = first ? wideEncoding(all) : void 0;
     first = false;
+    crOnly ??= all.includes(10) ? false : all.subarray(0, -1).includes(13) || void 0;
+    if (crOnly) all = Buffer.from(all.map((byte) => byte === 13 ? 10 : byte).buffer);
     if (wide) {
       const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
       throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, { hint });

@@ -121,11 +121,15 @@ export interface Stopped {
 export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerator<LineChunk> {
   let next = 1; // the number of the next line to hand out
   const partial = new PartialLine();
-  let first = true;
+  let [first, crOnly] = [true, undefined as boolean | undefined];
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-    const all = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let all = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const wide = first ? wideEncoding(all) : undefined;
     first = false;
+    // Lines ended by CR alone (an old Mac's "CSV (Macintosh)"), told by the first piece that ends a line (a CR at its end may be half a
+    // CRLF split by a pipe): read as `tr '\r' '\n'` would. Was: one line, a header of every row's fields, no rows and exit 0.
+    crOnly ??= all.includes(10) ? false : all.subarray(0, -1).includes(13) || undefined;
+    if (crOnly) all = Buffer.from(all.map((byte) => (byte === 13 ? 10 : byte)).buffer);
     if (wide) {
       const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
       throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, { hint });

@@ -207,6 +207,19 @@ describe('a folder of gzip part files', () => {
   });
 });
 
+describe("a CSV whose lines end in CR alone (an old Mac's export)", () => {
+  it('is read line by line, compressed too: every row sent, a refused one kept under its own line, exit 1', async () => {
+    server.handle((req, res) => (req.url.includes('/b/') ? json(res, 422, { error: 'no' }) : json(res, 200, { success: true })));
+    const rows = 'triggerId,userId,value\rt,a,1\rt,b,2\rt,c,3\r';
+    fs.writeFileSync(at('mac.csv.gz'), zlib.gzipSync(rows));
+    const result = await runCommand(['batch', at('mac.csv.gz'), '--failed', at('failed.csv')], sandbox.env);
+    // Was: exit 0 and nothing sent, the whole file read as one header line.
+    expect(result.code).toBe(1);
+    expect(received()).toEqual(['a {"value":1}', 'b {"value":2}', 'c {"value":3}']);
+    expect(fs.readFileSync(at('failed.csv'), 'utf8')).toMatch(/^t,b,2,line 3: the service refused the event: 422/m);
+  });
+});
+
 describe('zstd', () => {
   const hasZstd = typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === 'function';
   it.runIf(hasZstd)('a .ndjson.zst file is read (its exact digits kept)', async () => {

@@ -38,6 +38,19 @@ describe('reading lines', () => {
     ]);
   });
 
+  it("reads lines ended by CR alone (an old Mac's CSV) as lines; a CRLF a pipe split after its CR stays CRLF", async () => {
+    // Was: one line, so a header of every row's fields and no rows.
+    expect(verdicts(await rowsOf('triggerId,userId,value\rt,a,1\rt,"b\rc",2\r\rt,d,3', 'csv'))).toEqual([
+      [2, 'a'],
+      [3, 'b\nc'],
+      [6, 'd'],
+    ]);
+    expect(verdicts(await rowsOf(['triggerId,userId\r', '\nt,a\r\nt,b\r\n'], 'csv'))).toEqual([
+      [2, 'a'],
+      [3, 'b'],
+    ]);
+  });
+
   it('reports a line over 1 MiB as one bad line, keeping its start, and goes on with the next', async () => {
     const long = Buffer.alloc(3 * 1024 * 1024, 'x');
     const items: Array<string | BadLine> = [];
