@@ -41735,8 +41735,16 @@ async function openParquet(file, name, options) {
   } catch (error2) {
     throw broken(name, error2.message.replace(/^parquet /, ""));
   }
-  const top = parquetSchema2(metadata).children.map((c) => c.element);
+  const tree = parquetSchema2(metadata);
+  const top = tree.children.map((c) => c.element);
   const names = top.map((e) => e.name);
+  const leaves = (n) => n.children.flatMap((c) => c.children.length ? leaves(c) : [c.path.join(".")]);
+  for (const [key, wanted] of Object.entries(options.columns ?? {}).filter(([key2, n]) => n !== key2 && columnAt(names, n) < 0)) {
+    const found2 = leaves(tree).filter((f) => `.${f.replace(/\.list\.element\b/g, "")}.`.includes(`.${wanted}.`));
+    const problem = `${name}: ${wanted} is a field inside a struct (${found2.join(", ")}), and trigger reads top-level columns only; nothing was sent`;
+    const hint = `make it a column in the export (GA4 in BigQuery: (SELECT value.double_value FROM UNNEST(event_params) WHERE key = 'value') AS ${key})`;
+    if (found2.length) throw new UsageError(problem, { hint });
+  }
   const at = findColumns(names, options, name);
   const [trigger, user, value] = [top[at.trigger], top[at.user], top[at.value]];
   const userText = idReader(user, "userId", name);

@@ -5,10 +5,10 @@
  * or whole numbers, sent as the file holds them; any other type is refused.
  */
 import zlib from 'node:zlib';
-import type { FileMetaData, ParquetScan, SchemaElement } from 'hyparquet';
+import type { FileMetaData, ParquetScan, SchemaElement, SchemaTree } from 'hyparquet';
 import { UsageError } from '../errors.js';
 import { youngGenerationForParquet } from '../startup.js';
-import { findColumns, makeRow, MAX_CHUNK_ROWS, type ReadOptions, type Row, type RowSource } from './rows.js';
+import { columnAt, findColumns, makeRow, MAX_CHUNK_ROWS, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 /** Decompressors hyparquet leaves to its user (it has Snappy itself). */
 const zstd = (zlib as { zstdDecompressSync?: (input: Uint8Array) => Buffer }).zstdDecompressSync;
@@ -124,8 +124,17 @@ export async function openParquet(file: string, name: string, options: ReadOptio
   } catch (error) {
     throw broken(name, (error as Error).message.replace(/^parquet /, ''));
   }
-  const top = parquetSchema(metadata).children.map((c) => c.element);
+  const tree = parquetSchema(metadata);
+  const top = tree.children.map((c) => c.element);
   const names = top.map((e) => e.name);
+  // A field inside a struct (GA4's event_params.value, user_properties.value) is no column: --columns naming one is refused naming each.
+  const leaves = (n: SchemaTree): string[] => n.children.flatMap((c) => (c.children.length ? leaves(c) : [c.path.join('.')]));
+  for (const [key, wanted] of Object.entries(options.columns ?? {}).filter(([key, n]) => n !== key && columnAt(names, n) < 0)) {
+    const found = leaves(tree).filter((f) => `.${f.replace(/\.list\.element\b/g, '')}.`.includes(`.${wanted}.`));
+    const problem = `${name}: ${wanted} is a field inside a struct (${found.join(', ')}), and trigger reads top-level columns only; nothing was sent`;
+    const hint = `make it a column in the export (GA4 in BigQuery: (SELECT value.double_value FROM UNNEST(event_params) WHERE key = 'value') AS ${key})`;
+    if (found.length) throw new UsageError(problem, { hint });
+  }
   const at = findColumns(names, options, name);
   const [trigger, user, value] = [top[at.trigger], top[at.user]!, top[at.value]];
   const userText = idReader(user, 'userId', name);
