@@ -42334,11 +42334,12 @@ function summaryLines(s, c) {
   if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
 }
-function notReadLine({ line: line2, dropped, file, damaged, later = [], rest }, c, resume) {
+function notReadLine({ line: line2, dropped, file, damaged, why, later = [], rest }, c, resume) {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
   const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
-  const damage = `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
-  if (damaged) return c.error(damage) + send2(", then send them with");
+  const garbage = why?.startsWith("trailing garbage");
+  const damage = garbage ? `  ${file} has bytes after line ${line2} that are not gzip: every row before them was read; cut them off as said above (or copy it whole again)` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
+  if (damaged) return c.error(damage) + send2(garbage ? ", then send any rows after them with" : ", then send them with");
   const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
   if (file)
     return c.warn(`  the rows after line ${line2} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");

@@ -95,7 +95,7 @@ export function progressLine(counts: Counts, total: number | undefined, elapsedM
 }
 
 /** Not read after `line`: standard input (a signal; a partial line dropped), or a file damaged or left by a signal (and `later` files). */
-type NotRead = { line: number; dropped: number; file?: string; damaged?: boolean; later?: string[]; rest?: string | undefined };
+type NotRead = { line: number; dropped: number; file?: string; damaged?: boolean; why?: string; later?: string[]; rest?: string };
 
 export interface SummaryInput {
   counts: Counts;
@@ -160,11 +160,14 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
 }
 
 /** Where reading stopped: standard input or a file at a signal, or a file damaged midway (and what sends its rest). */
-function notReadLine({ line, dropped, file, damaged, later = [], rest }: NotRead, c: Palette, resume?: boolean): string {
+function notReadLine({ line, dropped, file, damaged, why, later = [], rest }: NotRead, c: Palette, resume?: boolean): string {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, 'byte')} after it was dropped)` : '';
   const send = (then: string) => (rest ? `${resume ? '; carry the batch on with' : then}: ${rest}` : '');
-  const damage = `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
-  if (damaged) return c.error(damage) + send(', then send them with');
+  const garbage = why?.startsWith('trailing garbage'); // every row before them read, and the copy may be whole (inputs22)
+  const damage = garbage
+    ? `  ${file} has bytes after line ${line} that are not gzip: every row before them was read; cut them off as said above (or copy it whole again)`
+    : `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
+  if (damaged) return c.error(damage) + send(garbage ? ', then send any rows after them with' : ', then send them with');
   const files = later.length ? ` (and ${plural(later.length, 'later file')})` : '';
   if (file)
     return c.warn(`  the rows after line ${line} of ${file}${files} were not read (they are in no failed file)`) + send('; send them with');
