@@ -19203,17 +19203,17 @@ var require_mock_call_history = __commonJS({
       lastCall() {
         return this.logs.at(-1);
       }
-      nthCall(number2) {
-        if (typeof number2 !== "number") {
+      nthCall(number) {
+        if (typeof number !== "number") {
           throw new InvalidArgumentError2("nthCall must be called with a number");
         }
-        if (!Number.isInteger(number2)) {
+        if (!Number.isInteger(number)) {
           throw new InvalidArgumentError2("nthCall must be called with an integer");
         }
-        if (Math.sign(number2) !== 1) {
+        if (Math.sign(number) !== 1) {
           throw new InvalidArgumentError2("nthCall must be called with a positive value. use firstCall or lastCall instead");
         }
-        return this.logs.at(number2 - 1);
+        return this.logs.at(number - 1);
       }
       filterCalls(criteria, options) {
         if (this.logs.length === 0) {
@@ -36587,9 +36587,9 @@ function underflowProblems(triggers, text) {
   const problems = [];
   const lineAt = lineFinder(text);
   for (const m of text.matchAll(STRING_OR_NUMBER)) {
-    const number2 = m[0];
-    if (number2.startsWith('"') || Number(number2) !== 0 || !/[1-9]/.test(number2.split(/[eE]/)[0])) continue;
-    const message = `${number2} is too small for a number: a double reads it as 0 (write 0 if that is meant)`;
+    const number = m[0];
+    if (number.startsWith('"') || Number(number) !== 0 || !/[1-9]/.test(number.split(/[eE]/)[0])) continue;
+    const message = `${number} is too small for a number: a double reads it as 0 (write 0 if that is meant)`;
     problems.push({ message, line: lineAt(m.index) });
   }
   return problems;
@@ -42404,7 +42404,7 @@ ${table}
 ${kept}${unread}
 `;
 }
-var number, formatCount, REASONS2, failureReason, rows;
+var formatCount, REASONS2, failureReason, rows;
 var init_report = __esm({
   "src/batch/report.ts"() {
     "use strict";
@@ -42412,7 +42412,7 @@ var init_report = __esm({
     init_errors();
     init_rows();
     init_stop();
-    formatCount = (n) => (number ??= new Intl.NumberFormat("en-US")).format(Math.round(n));
+    formatCount = (n) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     REASONS2 = {
       failed: serverWords,
       unsent: (outcome) => unsentWords(outcome.stop),

@@ -9,8 +9,8 @@ import { UNKNOWN_MARK, type Row } from './rows.js';
 import type { Outcome, OutcomeKind } from './runner.js';
 import { unsentWords } from './stop.js';
 
-let number: Intl.NumberFormat | undefined; // created on first use: Intl costs ~30 ms to start
-export const formatCount = (n: number): string => (number ??= new Intl.NumberFormat('en-US')).format(Math.round(n));
+/** 1234567 as "1,234,567". Not Intl.NumberFormat: it costs about 10 ms to start, a twelfth of a one-row batch's CPU (perf22). */
+export const formatCount = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** One NDJSON line for a row, with its input line number first; what the server said is masked with `mask`. */
 export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
