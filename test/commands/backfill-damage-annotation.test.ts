@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { expect, it } from 'vitest';
+import { halfGzip } from '../helpers/batch.js';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
 import { json, type TestServer } from '../helpers/server.js';
 
@@ -17,10 +17,8 @@ useCommandServer((s, b) => ([server, sandbox] = [s, b]));
 /** A .gz of 500 rows cut in half, run as a batch in a GitHub Actions job: the result and the line the damage was found after. */
 async function damagedRun(name: string, env: NodeJS.ProcessEnv = {}) {
   server.handle((_req, res) => json(res, 200, { success: true }));
-  const rows = Array.from({ length: 500 }, (_, i) => `t,u${i}-${'x'.repeat(72)}`).join('\n');
-  const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
   const cut = path.join(sandbox.home, name);
-  fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+  halfGzip(cut);
   const args = ['batch', cut, '--concurrency', '2', '--failed', path.join(sandbox.home, `${name}-failed.csv`)];
   const result = await runCommand(args, { ...sandbox.env, GITHUB_ACTIONS: 'true', ...env }, sandbox.home); // the rest named as here
   expect(result.code).toBe(2);

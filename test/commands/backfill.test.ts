@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { openParquet } from '../../src/batch/parquet.js';
 import { parseColumns, type Row } from '../../src/batch/rows.js';
 import { ROOT } from '../helpers/cli.js';
+import { halfGzip } from '../helpers/batch.js';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
 import { json, type TestServer } from '../helpers/server.js';
 
@@ -182,10 +183,8 @@ describe('a folder of gzip part files', () => {
   it('damage found midway ends like a stop: the rows read are sent or kept, the summary names the file and the line, exit 2', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
     // 40 KB of rows as before, in 500 long rows rather than 5,000 short ones: each row sent is a request.
-    const rows = Array.from({ length: 500 }, (_, i) => `t,u${i}-${'x'.repeat(72)}`).join('\n');
-    const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
     const cut = at('cut.csv.gz');
-    fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+    halfGzip(cut);
     // Run in the file's folder: the rest's journal is named as if beside it (a file elsewhere is named by its folder too).
     const result = await runCommand(['batch', cut, '--concurrency', '2', '--failed', at('failed.csv')], sandbox.env, sandbox.home);
     expect(result.code).toBe(2);

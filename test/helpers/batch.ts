@@ -2,7 +2,9 @@
  * What the batch tests read back: the rows a CSV failed file keeps, and the command a summary printed
  * to carry the batch on; and servers that answer after a delay, so a batch is still running.
  */
+import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import zlib from 'node:zlib';
 import { json, startServer, type TestServer } from './server.js';
 
 /** The rows of a CSV failed file's text (triggerId,userId,...,error): each user id with its error. */
@@ -123,3 +125,14 @@ export async function countingService(): Promise<CountingService> {
 
 /** A CSV of these users, each for trigger t. */
 export const csvOf = (ids: string[]) => `triggerId,userId\n${ids.map((u) => `t,${u}`).join('\n')}\n`;
+
+/**
+ * A .csv.gz of 500 long rows (t,u0-xxx…: a request each, and enough bytes that half the file is some 250 rows), written to `file`
+ * cut short at half its bytes, as a copy that died midway leaves it; returns the whole file's bytes, to copy it whole again.
+ */
+export function halfGzip(file: string): Buffer {
+  const rows = Array.from({ length: 500 }, (_, i) => `t,u${i}-${'x'.repeat(72)}`).join('\n');
+  const whole = zlib.gzipSync(`triggerId,userId\n${rows}\n`);
+  fs.writeFileSync(file, whole.subarray(0, Math.floor(whole.length / 2)));
+  return whole;
+}
