@@ -37182,7 +37182,7 @@ async function* readLines(stream, stop) {
     const wide = first ? wideEncoding(all) : void 0;
     first = false;
     crOnly ??= all.includes(10) ? false : all.subarray(0, -1).includes(13) || void 0;
-    if (crOnly) all = Buffer.from(all.map((byte) => byte === 13 ? 10 : byte).buffer);
+    if (crOnly) all = Buffer.from(all.toString("latin1").replaceAll("\r", "\n"), "latin1");
     if (wide) {
       const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
       throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, { hint });

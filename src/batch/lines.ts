@@ -129,7 +129,7 @@ export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerat
     // Lines ended by CR alone (an old Mac's "CSV (Macintosh)"), told by the first piece that ends a line (a CR at its end may be half a
     // CRLF split by a pipe): read as `tr '\r' '\n'` would. Was: one line, a header of every row's fields, no rows and exit 0.
     crOnly ??= all.includes(10) ? false : all.subarray(0, -1).includes(13) || undefined;
-    if (crOnly) all = Buffer.from(all.map((byte) => (byte === 13 ? 10 : byte)).buffer);
+    if (crOnly) all = Buffer.from(all.toString('latin1').replaceAll('\r', '\n'), 'latin1'); // byte for byte
     if (wide) {
       const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
       throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, { hint });
