@@ -27,11 +27,11 @@
 // a group's help typo named (+11); --json written together (+14); a failed file in an input folder refused (+10); the journal
 // keeps a damaged file's rest command for its refusals (+9); a rest's journal named by its file's folder too (+4); a .gz read
 // member by member, every row before trailing garbage sent (+56); CR-only CSV read (+4); a Parquet struct's field named (+9); its
-// summary line for trailing garbage (+3).
+// summary line for trailing garbage (+3); a failed file refused beside any other input, not only in a folder (+6).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_793;
+const BUDGET = 11_799;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -42118,17 +42118,14 @@ async function* rowsOfFiles(input2, options, stop, one) {
     base += next.value;
   }
 }
-async function checkHeader(file, { columns, trigger }, inFolder2) {
+async function checkHeader(file, { columns, trigger }) {
   const source = file.read({ columns, trigger, emptyIsNoRows: true });
   const rows2 = source.rows[Symbol.asyncIterator]();
   try {
     const record = (await rows2.next()).value?.[0]?.record;
     const header = source.header();
     const reason2 = record?.format === "csv" ? header && record.fields?.[header.lastIndexOf("error")] : record?.object?.["error"];
-    if (inFolder2 && typeof reason2 === "string" && /^line \d+: /.test(reason2))
-      throw new UsageError("a failed file trigger wrote: read with its folder, its rows would be sent twice; nothing was sent", {
-        hint: "move it out of the folder, and send it with the command its batch printed"
-      });
+    return typeof reason2 === "string" && /^line \d+: /.test(reason2);
   } catch (error2) {
     throw error2 instanceof UsageError && !(error2 instanceof Damaged) ? new UsageError(`${file.name}: ${error2.message}`, { hint: error2.hint }) : error2;
   } finally {
@@ -42156,8 +42153,16 @@ async function openInputs(sources, options = {}) {
     }
   if (files.length === 0)
     throw new UsageError(`${sources.join(" ")}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
+  const failed = [];
   for (const file of files.length > 1 ? files : [])
-    if (file.format !== "parquet") await checkHeader(file, options.read ?? {}, !sources.includes(file.name));
+    if (file.format !== "parquet" && await checkHeader(file, options.read ?? {})) failed.push(file.name);
+  if (failed.length > 0 && failed.length < files.length)
+    throw new UsageError(
+      `${failed[0]}: a failed file trigger wrote: read with its folder, its rows would be sent twice; nothing was sent`,
+      {
+        hint: "move it out of the folder, and send it with the command its batch printed"
+      }
+    );
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
   const parquet = files.some((f) => f.format === "parquet");
   const normalized = !one || parquet || columns ? { file: !one } : void 0;

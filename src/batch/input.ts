@@ -482,19 +482,15 @@ async function* rowsOfFiles(input: Input, options: ReadOptions, stop: Stop, one?
 }
 
 /** A file's first rows (a CSV's header), read before any file's row is sent: a later part that lacks a column is exit 2 naming it. */
-async function checkHeader(file: InputFile, { columns, trigger }: ReadOptions, inFolder: boolean): Promise<void> {
+async function checkHeader(file: InputFile, { columns, trigger }: ReadOptions): Promise<boolean> {
   const source = file.read({ columns, trigger, emptyIsNoRows: true });
   const rows = source.rows[Symbol.asyncIterator]();
   try {
     const record = ((await rows.next()).value as Row[] | undefined)?.[0]?.record;
     const header = source.header();
-    // One of trigger's failed files left in the folder (its default folder is the current one): its rows would go with their own
-    // originals (a folder run twice sent every failed row twice). Told by its error column's "line N: " words.
+    // Whether it is one of trigger's failed files, told by its error column's "line N: " words (see openInputs).
     const reason = record?.format === 'csv' ? header && record.fields?.[header.lastIndexOf('error')] : record?.object?.['error'];
-    if (inFolder && typeof reason === 'string' && /^line \d+: /.test(reason))
-      throw new UsageError('a failed file trigger wrote: read with its folder, its rows would be sent twice; nothing was sent', {
-        hint: 'move it out of the folder, and send it with the command its batch printed',
-      });
+    return typeof reason === 'string' && /^line \d+: /.test(reason);
   } catch (error) {
     throw error instanceof UsageError && !(error instanceof Damaged)
       ? new UsageError(`${file.name}: ${error.message}`, { hint: error.hint })
@@ -527,8 +523,18 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   if (files.length === 0)
     throw new UsageError(`${sources.join(' ')}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
   // Parquet's columns were found when it was opened.
+  const failed: string[] = [];
   for (const file of files.length > 1 ? files : [])
-    if (file.format !== 'parquet') await checkHeader(file, options.read ?? {}, !sources.includes(file.name));
+    if (file.format !== 'parquet' && (await checkHeader(file, options.read ?? {}))) failed.push(file.name);
+  // One of trigger's failed files beside other input (its default folder is the current one: a folder run from inside it, or
+  // `export/*`): its rows would go with their own originals (a folder run twice sent every failed row twice). Alone, a replay.
+  if (failed.length > 0 && failed.length < files.length)
+    throw new UsageError(
+      `${failed[0]}: a failed file trigger wrote: read with its folder, its rows would be sent twice; nothing was sent`,
+      {
+        hint: 'move it out of the folder, and send it with the command its batch printed',
+      },
+    );
   const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
   const parquet = files.some((f) => f.format === 'parquet');
   const normalized = !one || parquet || columns ? { file: !one } : undefined;

@@ -38,3 +38,22 @@ it("a folder run twice from inside it: the second refuses the first's failed fil
   expect(third.code).toBe(0);
   expect(server.requests.length).toBe(before + 4);
 });
+
+it('the same failed file among the parts a glob names (export/*) is refused too; failed files alone are a replay, read', async () => {
+  const folder = path.join(sandbox.home, 'export');
+  fs.mkdirSync(folder);
+  fs.writeFileSync(path.join(folder, 'part-0.csv'), 'triggerId,userId\nt,a1\n');
+  const kept = path.join(folder, 'trigger-failed-x.csv');
+  fs.writeFileSync(kept, 'triggerId,userId,value,file,error\nt,a1,,part-0.csv,line 2: the service answered 404 Not Found\n');
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  const glob = await runCommand(['batch', path.join(folder, 'part-0.csv'), kept], sandbox.env, folder);
+  expect(glob.code).toBe(2);
+  expect(glob.stderr).toContain(`${kept}: a failed file trigger wrote: read with its folder, its rows would be sent twice`);
+  expect(server.requests).toHaveLength(0); // was: a1 twice
+  // Two shards' failed files replayed together: each row once.
+  const other = path.join(folder, 'trigger-failed-y.csv');
+  fs.writeFileSync(other, 'triggerId,userId,value,file,error\nt,b1,,part-1.csv,line 2: the service answered 404 Not Found\n');
+  const replay = await runCommand(['batch', kept, other], sandbox.env, sandbox.home);
+  expect(replay.code).toBe(0);
+  expect(server.requests).toHaveLength(2);
+});
