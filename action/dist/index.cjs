@@ -43553,6 +43553,8 @@ var init_pace = __esm({
       // How many answers had been accepted at the last push-back at one at a time.
       #ownRuns = 0;
       // Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18).
+      #acceptedRtt = 0;
+      // The last accepted answer's round trip (see #bunched).
       #acceptedSent = -Infinity;
       // When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22).
       #spacings = new Float64Array(SPACINGS).fill(Infinity);
@@ -43665,7 +43667,7 @@ var init_pace = __esm({
           this.#lastAccepted = now;
           this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
           if (Math.abs(now - rttMs - this.#acceptedSent) < 2 * MIN_RTT_MS) this.#burstsTaken++;
-          this.#acceptedSent = now - rttMs;
+          [this.#acceptedSent, this.#acceptedRtt] = [now - rttMs, rttMs];
           this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
           if (now - rttMs >= this.#cutAt) {
             this.#acceptedSinceCut++;
@@ -43680,7 +43682,7 @@ var init_pace = __esm({
           if (retryAfterMs >= 0) this.#withRetryAfter(now);
           this.pushedBack++;
           this.#stopIfHopeless(now, retryAfterMs);
-          const news = now - rttMs >= Math.max(this.#cutAt, stalledAt);
+          const news = now - rttMs >= Math.max(this.#cutAt, stalledAt) && !this.#bunched(now - rttMs, rttMs);
           let tolerated = !news || this.#win.held || this.#tolerated(level, now - rttMs);
           if (!tolerated && (!this.#spaced || this.#alone) && (this.#judgeDescent(now) || level > 1 && this.#judgeNoise(level)))
             tolerated = this.#tolerated(level, now - rttMs);
@@ -43707,6 +43709,12 @@ var init_pace = __esm({
           return;
         }
         if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+      }
+      /** A push-back (itself on time) to the start after one accepted late, paced: the path held that one, the service saw both bunched. */
+      #bunched(sent, rttMs) {
+        const [after, late] = [sent - this.#acceptedSent, this.#acceptedRtt - this.#windowMs];
+        const held2 = late >= Math.max(NOISE_MS, after / 6) && rttMs - this.#windowMs < NOISE_MS;
+        return held2 && !this.#shared && this.#spacingMs > 0 && after > 0 && after <= 1.5 * this.#spacingMs;
       }
       /** Accepted, on a limit shared with Retry-After (item 27): its turn counted, and ended. */
       #turnTaken(now) {

@@ -196,6 +196,7 @@ export class Pace {
   #ownGap = 0; // The gap at the last push-back at one at a time, if early (item 22; 0: not early).
   #acceptedAtRefusal = -1; // How many answers had been accepted at the last push-back at one at a time.
   #ownRuns = 0; // Runs of push-backs at one at a time in a row that came right after one accepted answer (item 18).
+  #acceptedRtt = 0; // The last accepted answer's round trip (see #bunched).
   #acceptedSent = -Infinity; // When the last accepted request was sent, and the times between the last accepted starts (a ring; item 22).
   readonly #spacings = new Float64Array(SPACINGS).fill(Infinity);
   /** The relay's probes, those refused, the starts after those that got in (item 20); starts paced one at a time, no gap (21). */
@@ -295,7 +296,7 @@ export class Pace {
       this.#lastAccepted = now;
       this.#spacings[this.#acceptedCount % SPACINGS] = now - rttMs - this.#acceptedSent;
       if (Math.abs(now - rttMs - this.#acceptedSent) < 2 * MIN_RTT_MS) this.#burstsTaken++; // round trips are whole ms
-      this.#acceptedSent = now - rttMs;
+      [this.#acceptedSent, this.#acceptedRtt] = [now - rttMs, rttMs];
       this.#acceptedAt[this.#acceptedCount++ % this.#acceptedAt.length] = now;
       if (now - rttMs >= this.#cutAt) {
         this.#acceptedSinceCut++;
@@ -311,8 +312,8 @@ export class Pace {
       if (retryAfterMs >= 0) this.#withRetryAfter(now);
       this.pushedBack++;
       this.#stopIfHopeless(now, retryAfterMs);
-      // A few push-backs among many accepted answers are not a full service (items 2 and 7).
-      const news = now - rttMs >= Math.max(this.#cutAt, stalledAt);
+      // A few push-backs among many accepted answers are not a full service (items 2 and 7); nor one no wider spacing mends (#bunched).
+      const news = now - rttMs >= Math.max(this.#cutAt, stalledAt) && !this.#bunched(now - rttMs, rttMs);
       let tolerated = !news || this.#win.held || this.#tolerated(level, now - rttMs);
       // Too many: unless the service turns out to refuse as many at a lower pace as at a higher one.
       // Not when paced with a gap, unless alone: there the slots are others', whatever this sender's pace (item 18).
@@ -349,6 +350,13 @@ export class Pace {
     }
     // One decision per round trip: a window lasts as long as the last one's answers took.
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+  }
+
+  /** A push-back (itself on time) to the start after one accepted late, paced: the path held that one, the service saw both bunched. */
+  #bunched(sent: number, rttMs: number): boolean {
+    const [after, late] = [sent - this.#acceptedSent, this.#acceptedRtt - this.#windowMs];
+    const held = late >= Math.max(NOISE_MS, after / 6) && rttMs - this.#windowMs < NOISE_MS; // answers late together: the client stalled
+    return held && !this.#shared && this.#spacingMs > 0 && after > 0 && after <= 1.5 * this.#spacingMs;
   }
 
   /** Accepted, on a limit shared with Retry-After (item 27): its turn counted, and ended. */
