@@ -27,6 +27,7 @@ export interface BatchFiles {
   columns?: string | undefined;
   /** --after-line: the first file's rows up to this line are not read (what a stopped batch prints for the rows it left). */
   afterLine?: number | undefined;
+  from?: string | undefined; // --from: the files before this one are not read (a stopped batch's rest of a folder)
 }
 
 /**
@@ -52,8 +53,9 @@ function sameFile(a: string, b: string | number): boolean {
 
 export function checkPaths(sources: readonly string[], options: BatchFiles & { json?: boolean | undefined }): void {
   const input = sources.includes('-') ? 'the file behind standard input' : 'an input file';
-  if (options.afterLine && sources.includes('-'))
-    throw new UsageError('--after-line skips lines of a named file, not of standard input', { hint: 'name the file' });
+  const skip = options.from ? '--from starts at a named file, not at' : '--after-line skips lines of a named file, not of';
+  if ((options.from || options.afterLine) && sources.includes('-'))
+    throw new UsageError(`${skip} standard input`, { hint: 'name the file' });
   const folders = sources.filter((s) => s !== '-' && fs.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, file] of [
     ['--failed', options.failed],
@@ -167,6 +169,7 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   if (format && formatFromName(input.files[0]?.name ?? '') !== format) args.push('--format', format);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
+  if (options.from) args.push('--from', shellQuote(options.from));
   if (options.afterLine) args.push('--after-line', String(options.afterLine));
   return args.join(' ');
 }
@@ -246,13 +249,14 @@ export function openWritten(
       written.failed = open(defaultFailedName(input.format, folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
+      const from = options.from && path.resolve(options.from); // as a path from anywhere
       written.journal = Journal.open(options.journal, {
         catalog,
         resume: options.resume === true,
         inputs: input.files.map((f) => fingerprint(f.path)),
         format: input.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
-        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine },
+        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine, from },
         resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),
       });
     }

@@ -420,6 +420,7 @@ export interface OpenOptions {
   read?: ReadOptions | undefined;
   /** The first file's rows up to this line are not read (--after-line). */
   afterLine?: number | undefined;
+  from?: string | undefined; // --from: the files before this one are not read
 }
 
 /**
@@ -511,6 +512,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   const cwd = options.cwd ?? process.cwd();
   const files: InputFile[] = [];
   const named = new Map<string, string>(); // each file by its device and inode: the name it was given first
+  let skip = options.from !== undefined; // a stopped batch's rest: a folder, from the part it stopped in (from23)
   for (const source of sources)
     for (const file of filesOf(source, cwd)) {
       const { dev, ino } = fs.statSync(file.path);
@@ -518,8 +520,10 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
       // A folder and a glob of its parts, or one file by two paths: read twice, each of its rows would go twice.
       if (first !== undefined) throw new UsageError(`${file.name} is ${first} again; nothing was sent`, { hint: 'name each file once' });
       named.set(`${dev}:${ino}`, file.name);
-      files.push(await openFile(file, options));
+      if (!(skip &&= file.path !== path.resolve(cwd, options.from!))) files.push(await openFile(file, options));
     }
+  const hint = "name one of them (a folder's parts, not its markers) as the stopped batch printed it, or leave --from out";
+  if (skip) throw new UsageError(`--from ${options.from} is not one of the input files; nothing was sent`, { hint });
   if (files.length === 0)
     throw new UsageError(`${sources.join(' ')}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
   // Parquet's columns were found when it was opened.

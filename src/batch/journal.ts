@@ -66,7 +66,7 @@ interface Header {
   format: Format;
   shard?: string | undefined; // "i/n" with --shard.
   /** How rows were read: --columns (as names, JSON) and --trigger; absent in journals from before it (inputs20). */
-  read?: { columns?: string | undefined; trigger?: string | undefined; after?: number | undefined };
+  read?: { columns?: string | undefined; trigger?: string | undefined; after?: number | undefined; from?: string | undefined };
   /** The trigger catalog the rows were checked against (null: none); absent in journals from before catalogs. */
   catalog?: CatalogFingerprint | null;
   started: string;
@@ -210,10 +210,11 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   // Read another way, the rest would go to other users or triggers (inputs20: --columns with userId and triggerId swapped).
   const how = (read: Header['read']) =>
     `${read?.columns ? `--columns ${read.columns}` : 'no --columns'}, ${read?.trigger ? `--trigger ${read.trigger}` : 'no --trigger'}` +
+    (read?.from ? `, --from ${read.from}` : '') +
     (read?.after ? `, --after-line ${read.after}` : '');
   if (header.read && how(header.read) !== how(options.read)) {
     const message = `the journal ${file} was read with ${how(header.read)}, not ${how(options.read)}; nothing was sent`;
-    throw new UsageError(message, { hint: 'resume with the same --columns, --trigger and --after-line, or name a new --journal' });
+    throw new UsageError(message, { hint: 'resume with the same --columns, --trigger, --from and --after-line, or name a new --journal' });
   }
   const before = header.catalog;
   const catalog = options.catalog ?? null;

@@ -101,6 +101,7 @@ export function command(program: Command, ctx: Context): Command {
       "skip the first file's rows up to line n (a stopped batch prints it to send the rows it did not read)",
       parse.line,
     )
+    .option('--from <file>', "start at this file of the inputs (a folder's: in name order); the files before it are not read")
     .addHelpText('after', HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === '--dry-run')!.description = 'check every row and send nothing (prints no curl commands)';
@@ -111,7 +112,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   // Every file named is the command's folder's: the input, the failed file and the journal.
   const sources = given.map((source) => inFolder(cwd, source));
   const at = (file: string | undefined) => (file === undefined ? undefined : inFolder(cwd, file));
-  options = { ...options, failed: at(options.failed), journal: at(options.journal) };
+  options = { ...options, failed: at(options.failed), journal: at(options.journal), from: at(options.from) };
   const message = `--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`;
   if (options.concurrency !== 'auto' && options.maxConcurrency !== undefined) throw new UsageError(message, { hint: 'drop one of them' });
   checkPaths(sources, options);
@@ -131,7 +132,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format}); press Ctrl-D on a new line to end them`));
   }
   const read = { trigger: options.trigger, check, columns };
-  const input = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine });
+  const input = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine, from: options.from });
   const reader = input.read(read);
   const maxConcurrency = options.concurrency === 'auto' ? (options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) : options.concurrency;
   const pace =
