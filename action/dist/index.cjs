@@ -42143,14 +42143,17 @@ async function openInputs(sources, options = {}) {
   const cwd = options.cwd ?? process.cwd();
   const files = [];
   const named = /* @__PURE__ */ new Map();
+  let skip = options.from !== void 0;
   for (const source of sources)
     for (const file of filesOf(source, cwd)) {
       const { dev, ino } = import_node_fs9.default.statSync(file.path);
       const first = named.get(`${dev}:${ino}`);
       if (first !== void 0) throw new UsageError(`${file.name} is ${first} again; nothing was sent`, { hint: "name each file once" });
       named.set(`${dev}:${ino}`, file.name);
-      files.push(await openFile(file, options));
+      if (!(skip &&= file.path !== import_node_path11.default.resolve(cwd, options.from))) files.push(await openFile(file, options));
     }
+  const hint = "name one of them (a folder's parts, not its markers) as the stopped batch printed it, or leave --from out";
+  if (skip) throw new UsageError(`--from ${options.from} is not one of the input files; nothing was sent`, { hint });
   if (files.length === 0)
     throw new UsageError(`${sources.join(" ")}: no files to read (hidden files and markers such as _SUCCESS are skipped)`);
   const failed = [];
@@ -42549,10 +42552,10 @@ function refuseToCarryOn(file, loaded, options) {
     const message = `the journal ${file} is for ${shard2(header.shard)}, not ${shard2(options.shard)}`;
     throw new UsageError(message, { hint: header.shard ? `pass --shard ${header.shard}` : "resume without --shard" });
   }
-  const how = (read) => `${read?.columns ? `--columns ${read.columns}` : "no --columns"}, ${read?.trigger ? `--trigger ${read.trigger}` : "no --trigger"}` + (read?.after ? `, --after-line ${read.after}` : "");
+  const how = (read) => `${read?.columns ? `--columns ${read.columns}` : "no --columns"}, ${read?.trigger ? `--trigger ${read.trigger}` : "no --trigger"}` + (read?.from ? `, --from ${read.from}` : "") + (read?.after ? `, --after-line ${read.after}` : "");
   if (header.read && how(header.read) !== how(options.read)) {
     const message = `the journal ${file} was read with ${how(header.read)}, not ${how(options.read)}; nothing was sent`;
-    throw new UsageError(message, { hint: "resume with the same --columns, --trigger and --after-line, or name a new --journal" });
+    throw new UsageError(message, { hint: "resume with the same --columns, --trigger, --from and --after-line, or name a new --journal" });
   }
   const before = header.catalog;
   const catalog = options.catalog ?? null;
@@ -42742,8 +42745,9 @@ function sameFile2(a, b) {
 }
 function checkPaths(sources, options) {
   const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
-  if (options.afterLine && sources.includes("-"))
-    throw new UsageError("--after-line skips lines of a named file, not of standard input", { hint: "name the file" });
+  const skip = options.from ? "--from starts at a named file, not at" : "--after-line skips lines of a named file, not of";
+  if ((options.from || options.afterLine) && sources.includes("-"))
+    throw new UsageError(`${skip} standard input`, { hint: "name the file" });
   const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, file] of [
     ["--failed", options.failed],
@@ -42825,6 +42829,7 @@ function resumeCommand(input2, options) {
   if (format2 && formatFromName(input2.files[0]?.name ?? "") !== format2) args.push("--format", format2);
   if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
+  if (options.from) args.push("--from", shellQuote(options.from));
   if (options.afterLine) args.push("--after-line", String(options.afterLine));
   return args.join(" ");
 }
@@ -42838,7 +42843,9 @@ function restCommand(input2, options, { file, line: line2, later = [] }, cwd) {
   const name = [...folder.split(/[\\/:]+/), base, shard2, "rest"].filter(Boolean).join("-").replace(/^-/, "./-");
   const own = !later.length && !options.columns && FORMAT_TABLE[found2.format].failedAs === found2.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found2.format : "csv"].extensions[0];
-  const args = ["trigger", "batch", shellQuote(file), ...later.map((f) => shellQuote(f))];
+  const onward = input2.sources.slice(input2.sources.findIndex((s) => s === file || import_node_path13.default.join(s, import_node_path13.default.basename(file)) === file));
+  const sources = !later.length ? [file] : onward.some((s) => import_node_path13.default.resolve(cwd, s) === import_node_path13.default.resolve(cwd)) ? [file, ...later] : onward;
+  const args = ["trigger", "batch", ...sources.map((f) => shellQuote(f)), ...sources[0] === file ? [] : ["--from", shellQuote(file)]];
   if (options.format) args.push("--format", options.format);
   if (line2 > (FORMAT_TABLE[found2.format].kind === "csv" ? 1 : 0)) args.push("--after-line", String(line2));
   args.push("--journal", shellQuote(`${name}.journal`), "--resume", "--failed", shellQuote(`${name}-failed${failedExt}`));
@@ -42872,13 +42879,14 @@ function openWritten(input2, header, options, catalog, folder, warn) {
       written.failed = open(defaultFailedName(input2.format, folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
+      const from = options.from && import_node_path13.default.resolve(options.from);
       written.journal = Journal.open(options.journal, {
         catalog,
         resume: options.resume === true,
         inputs: input2.files.map((f) => fingerprint(f.path)),
         format: input2.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
-        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine },
+        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine, from },
         resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
       });
     }
@@ -44386,7 +44394,7 @@ function command2(program2, ctx) {
     "--after-line <n>",
     "skip the first file's rows up to line n (a stopped batch prints it to send the rows it did not read)",
     line
-  ).addHelpText("after", HELP);
+  ).option("--from <file>", "start at this file of the inputs (a folder's: in name order); the files before it are not read").addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";
   return batchCommand.action(async (sources, options) => batch(sources, options, ctx));
@@ -44394,7 +44402,7 @@ function command2(program2, ctx) {
 async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const sources = given.map((source) => inFolder(cwd, source));
   const at = (file) => file === void 0 ? void 0 : inFolder(cwd, file);
-  options = { ...options, failed: at(options.failed), journal: at(options.journal) };
+  options = { ...options, failed: at(options.failed), journal: at(options.journal), from: at(options.from) };
   const message = `--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`;
   if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) throw new UsageError(message, { hint: "drop one of them" });
   checkPaths(sources, options);
@@ -44412,7 +44420,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
   const read = { trigger: options.trigger, check: check2, columns };
-  const input2 = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine });
+  const input2 = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine, from: options.from });
   const reader = input2.read(read);
   const maxConcurrency = options.concurrency === "auto" ? options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY : options.concurrency;
   const pace = options.concurrency === "auto" && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs, shared: !!options.shard, rota: shardRota(options.shard) }) : void 0;

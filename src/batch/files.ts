@@ -192,7 +192,10 @@ export function restCommand(input: Input, options: BatchFiles, { file, line, lat
   // Rows of several files, or read with --columns, are kept in CSV (input.ts: normalized); a plain list too.
   const own = !later.length && !options.columns && FORMAT_TABLE[found.format].failedAs === found.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found.format : 'csv'].extensions[0]!;
-  const args = ['trigger', 'batch', shellQuote(file), ...later.map((f) => shellQuote(f))];
+  // Later files: the sources from its own on, --from it (was: each part by name, from23); by name if one is here, where its journal goes.
+  const onward = input.sources.slice(input.sources.findIndex((s) => s === file || path.join(s, path.basename(file)) === file));
+  const sources = !later.length ? [file] : onward.some((s) => path.resolve(cwd, s) === path.resolve(cwd)) ? [file, ...later] : onward;
+  const args = ['trigger', 'batch', ...sources.map((f) => shellQuote(f)), ...(sources[0] === file ? [] : ['--from', shellQuote(file)])];
   if (options.format) args.push('--format', options.format);
   if (line > (FORMAT_TABLE[found.format].kind === 'csv' ? 1 : 0)) args.push('--after-line', String(line));
   args.push('--journal', shellQuote(`${name}.journal`), '--resume', '--failed', shellQuote(`${name}-failed${failedExt}`));

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { restCommand } from '../../src/batch/files.js';
 import { openInputs } from '../../src/batch/input.js';
 import type { Row } from '../../src/batch/rows.js';
 
@@ -65,5 +66,35 @@ describe('files after the first signal', () => {
     expect(input.damaged?.file).toBe('h.csv.gz');
     expect(rows.filter((r) => r.file === later)).toHaveLength(3_000);
     expect(input.cut).toBeUndefined();
+  });
+});
+
+describe('the rest command of a cut (files.ts restCommand)', () => {
+  const parts = (dir: string) => {
+    fs.mkdirSync(path.join(folder, dir));
+    for (const p of ['a', 'b', 'c']) fs.writeFileSync(path.join(folder, dir, `${p}.csv`), 'triggerId,userId\nt,u\n');
+  };
+  const rest = async (sources: string[], at: { file: string; line: number; later: string[] }, cwd = folder) =>
+    restCommand(await openInputs(sources, { cwd }), {}, at, cwd);
+
+  it("names a folder given from the cut on, --from the cut part (was: every later part by name); a file's, by name", async () => {
+    parts('x');
+    csv('z.csv', 1);
+    const cut = { file: 'x/b.csv', line: 1, later: ['x/c.csv', 'z.csv'] };
+    expect(await rest(['x', 'z.csv'], cut)).toBe(
+      'trigger batch x z.csv --from x/b.csv --journal x-b-rest.journal --resume --failed x-b-rest-failed.csv',
+    );
+    csv('y.csv', 9);
+    expect(await rest(['y.csv', 'x'], { file: 'y.csv', line: 5, later: ['x/a.csv'] })).toBe(
+      'trigger batch y.csv x --after-line 5 --journal y-rest.journal --resume --failed y-rest-failed.csv',
+    );
+  });
+
+  it('lists the later parts of a folder that is the current one: the rest is written there, and a folder given that holds it is refused', async () => {
+    parts('w');
+    const cwd = path.join(folder, 'w');
+    expect(await rest(['.'], { file: 'b.csv', line: 1, later: ['c.csv'] }, cwd)).toBe(
+      'trigger batch b.csv c.csv --journal b-rest.journal --resume --failed b-rest-failed.csv',
+    );
   });
 });
