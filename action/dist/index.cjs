@@ -37258,7 +37258,7 @@ var init_lines = __esm({
 
 // src/batch/rows.ts
 function parseColumns(text) {
-  const names = { ...DEFAULT_COLUMNS };
+  const names = {};
   const given = /* @__PURE__ */ new Set();
   for (const part of text.split(",")) {
     const eq = part.indexOf("=");
@@ -37317,10 +37317,10 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
   const keys = names.map((name) => name.trim().toLowerCase());
   const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
   if (twice >= 0) throw new UsageError(`${where2} names the column "${names[twice]}" twice`, { hint: "each column needs its own name" });
-  const wanted = options.columns ?? DEFAULT_COLUMNS;
+  const wanted = { ...DEFAULT_COLUMNS, ...options.columns };
   const missing = (key, hint) => new UsageError(`${where2} has no ${wanted[key]} column (its columns: ${excerpt(names.join(", "))})`, { hint });
-  const named = Object.keys(wanted).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
-  if (options.columns && named) throw missing(named, `check --columns ${named}=${wanted[named]}`);
+  const named = Object.keys(options.columns ?? {}).find((key) => columnAt(names, wanted[key]) < 0);
+  if (named) throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has, or leave ${named}= out`);
   const columns = {
     trigger: columnAt(names, wanted.triggerId),
     user: columnAt(names, wanted.userId),
@@ -37394,7 +37394,7 @@ function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
 function readNdjson(stream, options) {
-  const names = options.columns ?? DEFAULT_COLUMNS;
+  const names = { ...DEFAULT_COLUMNS, ...options.columns };
   let first = true;
   const toRow = (line2, text) => {
     if (typeof text !== "string") return invalidNdjson(line2, text.raw, void 0, text.reason);
@@ -37433,7 +37433,7 @@ async function* withMembers(rows2, wanted) {
   const first = await rows2.next();
   if (first.done) return;
   const objects = first.value.flatMap((row) => row.record.format === "ndjson" && row.record.object ? [row.record.object] : []);
-  const absent = Object.keys(wanted).find((k) => wanted[k] !== k && !objects.some((o) => wanted[k] in o));
+  const absent = Object.keys(wanted).find((k) => !objects.some((o) => wanted[k] in o));
   const [members, lines] = [
     excerpt([...new Set(objects.flatMap((o) => Object.keys(o)))].join(", ")),
     `${first.value[0].line}-${first.value.at(-1).line}`
@@ -37472,7 +37472,7 @@ var init_rows = __esm({
     init_formats();
     init_lines();
     DEFAULT_COLUMNS = { triggerId: "triggerId", userId: "userId", value: "value" };
-    columnsWords = (text) => Object.entries(parseColumns(text)).map(([key, name]) => `${key}=${name}`).join(",");
+    columnsWords = (text) => Object.entries({ ...DEFAULT_COLUMNS, ...parseColumns(text) }).map(([key, name]) => `${key}=${name}`).join(",");
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     MAX_CHUNK_ROWS = 1024;
@@ -41739,7 +41739,7 @@ async function openParquet(file, name, options) {
   const top = tree.children.map((c) => c.element);
   const names = top.map((e) => e.name);
   const leaves = (n) => n.children.flatMap((c) => c.children.length ? leaves(c) : [c.path.join(".")]);
-  for (const [key, wanted] of Object.entries(options.columns ?? {}).filter(([key2, n]) => n !== key2 && columnAt(names, n) < 0)) {
+  for (const [key, wanted] of Object.entries(options.columns ?? {}).filter(([, n]) => columnAt(names, n) < 0)) {
     const found2 = leaves(tree).filter((f) => `.${f.replace(/\.list\.element\b/g, "")}.`.includes(`.${wanted}.`));
     const problem = `${name}: ${wanted} is a field inside a struct (${found2.join(", ")}), and trigger reads top-level columns only; nothing was sent`;
     const hint = `make it a column in the export (GA4 in BigQuery: (SELECT value.double_value FROM UNNEST(event_params) WHERE key = 'value') AS ${key})`;

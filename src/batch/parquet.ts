@@ -129,7 +129,7 @@ export async function openParquet(file: string, name: string, options: ReadOptio
   const names = top.map((e) => e.name);
   // A field inside a struct (GA4's event_params.value, user_properties.value) is no column: --columns naming one is refused naming each.
   const leaves = (n: SchemaTree): string[] => n.children.flatMap((c) => (c.children.length ? leaves(c) : [c.path.join('.')]));
-  for (const [key, wanted] of Object.entries(options.columns ?? {}).filter(([key, n]) => n !== key && columnAt(names, n) < 0)) {
+  for (const [key, wanted] of Object.entries(options.columns ?? {}).filter(([, n]) => columnAt(names, n) < 0)) {
     const found = leaves(tree).filter((f) => `.${f.replace(/\.list\.element\b/g, '')}.`.includes(`.${wanted}.`));
     const problem = `${name}: ${wanted} is a field inside a struct (${found.join(', ')}), and trigger reads top-level columns only; nothing was sent`;
     const hint = `make it a column in the export (GA4 in BigQuery: (SELECT value.double_value FROM UNNEST(event_params) WHERE key = 'value') AS ${key})`;

@@ -48,9 +48,9 @@ export interface RowSource {
 type ColumnNames = Record<'triggerId' | 'userId' | 'value', string>;
 export const DEFAULT_COLUMNS: ColumnNames = { triggerId: 'triggerId', userId: 'userId', value: 'value' };
 
-/** Parses --columns triggerId=<name>,userId=<name>,value=<name> (any of them, in any order). */
-export function parseColumns(text: string): ColumnNames {
-  const names = { ...DEFAULT_COLUMNS };
+/** Parses --columns triggerId=<name>,userId=<name>,value=<name> (any of them, in any order): the names given, each one the file must have. */
+export function parseColumns(text: string): Partial<ColumnNames> {
+  const names: Partial<ColumnNames> = {};
   const given = new Set<string>();
   for (const part of text.split(',')) {
     const eq = part.indexOf('=');
@@ -71,15 +71,15 @@ export function parseColumns(text: string): ColumnNames {
 
 /** --columns as the names it gives, each key once in one order (what a journal compares): triggerId=event,userId=uid,value=value. */
 export const columnsWords = (text: string) =>
-  Object.entries(parseColumns(text))
+  Object.entries({ ...DEFAULT_COLUMNS, ...parseColumns(text) })
     .map(([key, name]) => `${key}=${name}`)
     .join(',');
 
 export interface ReadOptions {
   /** An input with no header and no rows has no rows (a part file of a folder), not an error. */
   emptyIsNoRows?: boolean | undefined;
-  /** The file's names of the columns (default: triggerId, userId, value). */
-  columns?: ColumnNames | undefined;
+  /** The file's names of the columns given with --columns (default: triggerId, userId, value, each optional but userId). */
+  columns?: Partial<ColumnNames> | undefined;
   /** The trigger for rows that have none (and for every row with --format lines). */
   trigger?: string | undefined;
   /** The catalog's check of a row's trigger and value (src/catalog/resolve.ts): the id to send, or why not. */
@@ -161,11 +161,12 @@ export function findColumns(
   const keys = names.map((name) => name.trim().toLowerCase());
   const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
   if (twice >= 0) throw new UsageError(`${where} names the column "${names[twice]}" twice`, { hint: 'each column needs its own name' });
-  const wanted = options.columns ?? DEFAULT_COLUMNS;
+  const wanted = { ...DEFAULT_COLUMNS, ...options.columns };
   const missing = (key: keyof ColumnNames, hint: string) =>
     new UsageError(`${where} has no ${wanted[key]} column (its columns: ${excerpt(names.join(', '))})`, { hint });
-  const named = (Object.keys(wanted) as Array<keyof ColumnNames>).find((key) => wanted[key] !== key && columnAt(names, wanted[key]) < 0);
-  if (options.columns && named) throw missing(named, `check --columns ${named}=${wanted[named]}`);
+  // A name given is needed even when it is the default's (value=value): was read as absent, the events sent without values (inputs22).
+  const named = (Object.keys(options.columns ?? {}) as Array<keyof ColumnNames>).find((key) => columnAt(names, wanted[key]) < 0);
+  if (named) throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has, or leave ${named}= out`);
   const columns = {
     trigger: columnAt(names, wanted.triggerId),
     user: columnAt(names, wanted.userId),
@@ -364,7 +365,7 @@ function describe(value: unknown): string {
 }
 
 function readNdjson(stream: Readable, options: ReadOptions): RowSource {
-  const names = options.columns ?? DEFAULT_COLUMNS;
+  const names = { ...DEFAULT_COLUMNS, ...options.columns };
   let first = true;
   const toRow = (line: number, text: string | BadLine): Row | undefined => {
     if (typeof text !== 'string') return invalidNdjson(line, text.raw, undefined, text.reason);
@@ -412,11 +413,11 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
 }
 
 /** NDJSON has no header: a member --columns names that no object of the first lines has is mistyped, as in a CSV header. */
-async function* withMembers(rows: AsyncGenerator<Row[]>, wanted: ColumnNames): AsyncGenerator<Row[]> {
+async function* withMembers(rows: AsyncGenerator<Row[]>, wanted: Partial<ColumnNames>): AsyncGenerator<Row[]> {
   const first = await rows.next();
   if (first.done) return;
   const objects = first.value.flatMap((row) => (row.record.format === 'ndjson' && row.record.object ? [row.record.object] : []));
-  const absent = (Object.keys(wanted) as Array<keyof ColumnNames>).find((k) => wanted[k] !== k && !objects.some((o) => wanted[k]! in o));
+  const absent = (Object.keys(wanted) as Array<keyof ColumnNames>).find((k) => !objects.some((o) => wanted[k]! in o));
   const [members, lines] = [
     excerpt([...new Set(objects.flatMap((o) => Object.keys(o)))].join(', ')),
     `${first.value[0]!.line}-${first.value.at(-1)!.line}`,
