@@ -41881,36 +41881,45 @@ function zstdStep(at, b, sum) {
   }
   if (b.length < 8 && !(b.length >= 5 && b.readUInt32LE(0) === 4247762216)) return void 0;
   if ((b.readUInt32LE(0) & ~15) >>> 0 === 407710288) return { used: 8, skip: b.readUInt32LE(4), at: "frame", sum };
-  if (b.readUInt32LE(0) !== 4247762216) throw new Error(`bytes that are not a zstd frame follow the data (${hex(b.subarray(0, 4))})`);
   const [flags, single] = [b[4], b[4] >> 5 & 1];
   const used = 5 + (single ? 0 : 1) + [0, 1, 2, 4][flags & 3] + [single, 2, 4, 8][flags >> 6];
   return b.length < used ? void 0 : { used, skip: 0, at: "block", sum: flags >> 2 & 1 ? 4 : 0 };
 }
-async function* zstdFrames(source) {
-  let [held2, skip, at, sum, ended] = [Buffer.alloc(0), 0, "frame", 0, false];
+async function* zstdFrames(source, name) {
+  let [held2, skip, at, sum, ended, frames, read, zeros, trail] = [Buffer.alloc(0), 0, "frame", 0, false, 0, 0, true, -1];
   for await (const chunk of source) {
-    let from = 0;
-    for (let i = 0; i < chunk.length; ) {
+    if (trail >= 0) zeros &&= chunk.every((b) => b === 0);
+    let [from, end] = [0, trail < 0 ? chunk.length : 0];
+    for (let i = 0; i < chunk.length && trail < 0; ) {
       const passed = Math.min(skip, chunk.length - i);
       [skip, i] = [skip - passed, i + passed];
-      if (i < chunk.length && ended) {
-        if (i > from) yield chunk.subarray(from, i);
-        yield void 0;
-        [from, ended] = [i, false];
-      }
       if (i === chunk.length) break;
       const before = held2.length;
       held2 = Buffer.concat([held2, chunk.subarray(i, i + 18)]);
+      if (at === "frame" && !frameAhead(held2)) {
+        [trail, end, zeros] = [read + i - before, i, held2[0] === 0 && chunk.subarray(i).every((b) => b === 0)];
+        break;
+      }
       const step = zstdStep(at, held2, sum);
+      if (!step && ended) end = i;
       if (!step) break;
+      if (ended) {
+        if (i > from) yield chunk.subarray(from, i);
+        yield void 0;
+        if (before) yield held2.subarray(0, before);
+        [from, ended] = [i, false];
+      }
       [i, held2, skip, at, sum, ended] = [i + step.used - before, Buffer.alloc(0), step.skip, step.at, step.sum, step.at === "frame"];
+      frames += Number(ended);
     }
-    if (from < chunk.length) yield chunk.subarray(from);
+    if (from < end) yield chunk.subarray(from, end);
+    read += chunk.length;
   }
-  return held2.length > 0 || skip > 0 || at !== "frame";
+  if (trail >= 0) return zeros ? void 0 : garbage(`zstd frame ${frames}`, "zstd", read - trail, trail, name);
+  return held2.length > 0 || skip > 0 || at !== "frame" ? "it ends within a frame, as a file cut short does" : void 0;
 }
-async function* unzstd(source, stopped) {
-  const pieces = zstdFrames(source);
+async function* unzstd(source, name, stopped) {
+  const pieces = zstdFrames(source, name);
   let next;
   while (!next?.done) {
     async function* frame() {
@@ -41918,7 +41927,7 @@ async function* unzstd(source, stopped) {
     }
     yield* (0, import_node_stream.pipeline)(import_node_stream.Readable.from(frame()), zstd2({ chunkSize: INFLATED_CHUNK }), () => void 0);
   }
-  if (next.value && !stopped?.stopped) throw new Error("it ends within a frame, as a file cut short does");
+  if (next.value && !stopped?.stopped) throw new Error(next.value);
 }
 async function* gunzip(source, name) {
   const chunks = source[Symbol.asyncIterator]();
@@ -41938,9 +41947,7 @@ async function* gunzip(source, name) {
       for (let next = await chunks.next(); !next.done; next = await chunks.next())
         [bytes, zeros] = [bytes + next.value.length, zeros && next.value.every((b) => b === 0)];
       if (zeros) return;
-      const cut = name === "standard input" ? "" : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`;
-      const what = `the bytes after gzip member ${member} are not gzip (${bytes} of them); every row before them was read`;
-      throw Error(`trailing garbage: ${what}${cut}`);
+      throw Error(garbage(`gzip member ${member}`, "gzip", bytes, at, name));
     }
     await fill(10);
     const flags = held2[3];
@@ -41976,7 +41983,7 @@ async function* gunzip(source, name) {
 async function* decompressed(source, compression, name, stopped) {
   if (compression === "zstd" && !zstd2) throw noZstd(name);
   try {
-    yield* compression === "gzip" ? gunzip(source, name) : unzstd(source, stopped);
+    yield* compression === "gzip" ? gunzip(source, name) : unzstd(source, name, stopped);
   } catch (error2) {
     if (stopped?.stopped) return;
     const message = `${name}: the ${compression} data cannot be read on (${error2.message}); nothing was sent`;
@@ -42212,7 +42219,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, FOREIGN, hex, Damaged, parquetOnStdin, isPart;
+var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, garbage, FOREIGN, hex, Damaged, parquetOnStdin, isPart;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42227,6 +42234,8 @@ var init_input = __esm({
     init_rows();
     zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
+    frameAhead = (b) => [4247762216, 407710288 | b[0] & 15].some((m) => b.subarray(0, 4).every((x, k) => x === (m >>> 8 * k) % 256));
+    garbage = (what, kind, bytes, at, name) => `trailing garbage: the bytes after ${what} are not ${kind} (${bytes} of them); every row before them was read` + (name === "standard input" ? "" : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`);
     FOREIGN = [
       ["BZh", "bzip2-compressed", (name) => `decompress it first: bzip2 -dc ${name} | trigger batch -`],
       ["\xFD7zX", "xz-compressed", (name) => `decompress it first: xz -dc ${name} | trigger batch -`],
@@ -42345,9 +42354,9 @@ function summaryLines(s, c) {
 function notReadLine({ line: line2, dropped, file, damaged, why, later = [], rest }, c, resume) {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
   const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
-  const garbage = why?.startsWith("trailing garbage");
-  const damage = garbage ? `  ${file} has bytes after line ${line2} that are not gzip: every row before them was read; cut them off as said above (or copy it whole again)` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
-  if (damaged) return c.error(damage) + send2(garbage ? ", then send any rows after them with" : ", then send them with");
+  const garbage2 = why?.startsWith("trailing garbage");
+  const damage = garbage2 ? `  ${file} has bytes after line ${line2} that are not gzip: every row before them was read; cut them off as said above (or copy it whole again)` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
+  if (damaged) return c.error(damage) + send2(garbage2 ? ", then send any rows after them with" : ", then send them with");
   const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
   if (file)
     return c.warn(`  the rows after line ${line2} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");

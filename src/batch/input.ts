@@ -147,45 +147,63 @@ function zstdStep(at: ZstdAt, b: Buffer, sum: number): { used: number; skip: num
   }
   if (b.length < 8 && !(b.length >= 5 && b.readUInt32LE(0) === 0xfd2fb528)) return undefined;
   if ((b.readUInt32LE(0) & ~0xf) >>> 0 === 0x184d2a50) return { used: 8, skip: b.readUInt32LE(4), at: 'frame', sum };
-  if (b.readUInt32LE(0) !== 0xfd2fb528) throw new Error(`bytes that are not a zstd frame follow the data (${hex(b.subarray(0, 4))})`);
   const [flags, single] = [b[4]!, (b[4]! >> 5) & 1];
   const used = 5 + (single ? 0 : 1) + [0, 1, 2, 4][flags & 3]! + [single, 2, 4, 8][flags >> 6]!;
   return b.length < used ? undefined : { used, skip: 0, at: 'block', sum: (flags >> 2) & 1 ? 4 : 0 };
 }
 
+/** Whether `b` may start a zstd frame or a skippable one (its first 4 bytes, as many as came). */
+const frameAhead = (b: Buffer) =>
+  [0xfd2fb528, 0x184d2a50 | (b[0]! & 15)].some((m) => b.subarray(0, 4).every((x, k) => x === (m >>> (8 * k)) % 256));
+
 /**
- * zstd data passed on as it comes, its frames walked by their headers, `undefined` after each frame; at the end, whether it was cut within
- * a frame (before its last block and checksum): Node 22's decompressor ends a frame cut short without an error, and a copy that stopped
- * midway read as a whole file, its cut last line sent with a cut value.
+ * zstd data passed on as it comes, its frames walked by their headers, `undefined` after each frame; at the end, what is wrong with it: cut
+ * in a frame (Node 22's decompressor ends a cut frame without an error, and its cut last line was sent), or bytes after the last frame that
+ * are not zstd (`trail`: where they start, or -1), zeros alone being padding as for gzip (they were "damaged: copy it whole").
  */
-async function* zstdFrames(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer | undefined, boolean> {
-  let [held, skip, at, sum, ended] = [Buffer.alloc(0), 0, 'frame' as ZstdAt, 0, false];
+async function* zstdFrames(source: AsyncIterable<Buffer>, name: string): AsyncGenerator<Buffer | undefined, string | undefined> {
+  let [held, skip, at, sum, ended, frames, read, zeros, trail] = [Buffer.alloc(0), 0, 'frame' as ZstdAt, 0, false, 0, 0, true, -1];
   for await (const chunk of source) {
-    let from = 0;
-    for (let i = 0; i < chunk.length;) {
+    if (trail >= 0) zeros &&= chunk.every((b) => b === 0);
+    let [from, end] = [0, trail < 0 ? chunk.length : 0];
+    for (let i = 0; i < chunk.length && trail < 0;) {
       const passed = Math.min(skip, chunk.length - i);
       [skip, i] = [skip - passed, i + passed];
-      if (i < chunk.length && ended) {
-        if (i > from) yield chunk.subarray(from, i);
-        yield undefined;
-        [from, ended] = [i, false];
-      }
       if (i === chunk.length) break;
       const before = held.length;
       held = Buffer.concat([held, chunk.subarray(i, i + 18)]); // 18 bytes hold any header
+      if (at === 'frame' && !frameAhead(held)) {
+        [trail, end, zeros] = [read + i - before, i, held[0] === 0 && chunk.subarray(i).every((b) => b === 0)];
+        break;
+      }
       const step = zstdStep(at, held, sum);
+      if (!step && ended) end = i; // a header the piece cuts is held back, to go first to the frame it opens (or to be no frame)
       if (!step) break;
+      if (ended) {
+        if (i > from) yield chunk.subarray(from, i);
+        yield undefined;
+        if (before) yield held.subarray(0, before);
+        [from, ended] = [i, false];
+      }
       [i, held, skip, at, sum, ended] = [i + step.used - before, Buffer.alloc(0), step.skip, step.at, step.sum, step.at === 'frame'];
+      frames += Number(ended);
     }
-    if (from < chunk.length) yield chunk.subarray(from);
+    if (from < end) yield chunk.subarray(from, end);
+    read += chunk.length;
   }
-  return held.length > 0 || skip > 0 || at !== 'frame';
+  if (trail >= 0) return zeros ? undefined : garbage(`zstd frame ${frames}`, 'zstd', read - trail, trail, name);
+  return held.length > 0 || skip > 0 || at !== 'frame' ? 'it ends within a frame, as a file cut short does' : undefined;
 }
 
+/** Why bytes after the last gzip member or zstd frame (`what`) that are not another stop the batch, once every row before them is read. */
+const garbage = (what: string, kind: string, bytes: number, at: number, name: string) =>
+  `trailing garbage: the bytes after ${what} are not ${kind} (${bytes} of them); every row before them was read` +
+  (name === 'standard input' ? '' : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`);
+
 /** Each zstd frame through a decompressor of its own: Node's reads one frame and ends, and the frames after it were lost. */
-async function* unzstd(source: Readable, stopped?: Stopped): AsyncGenerator<Buffer> {
-  const pieces = zstdFrames(source);
-  let next: IteratorResult<Buffer | undefined, boolean> | undefined;
+async function* unzstd(source: Readable, name: string, stopped?: Stopped): AsyncGenerator<Buffer> {
+  const pieces = zstdFrames(source, name);
+  let next: IteratorResult<Buffer | undefined, string | undefined> | undefined;
   while (!next?.done) {
     async function* frame(): AsyncGenerator<Buffer> {
       for (next = await pieces.next(); !next.done && next.value; next = await pieces.next()) yield next.value;
@@ -193,7 +211,7 @@ async function* unzstd(source: Readable, stopped?: Stopped): AsyncGenerator<Buff
     yield* pipeline(Readable.from(frame()), zstd!({ chunkSize: INFLATED_CHUNK }), () => undefined) as AsyncIterable<Buffer>;
   }
   // Thrown once all that was read is handed on, before the end: the line reader never ends on a cut line.
-  if (next.value && !stopped?.stopped) throw new Error('it ends within a frame, as a file cut short does');
+  if (next.value && !stopped?.stopped) throw new Error(next.value);
 }
 
 /**
@@ -219,9 +237,7 @@ async function* gunzip(source: AsyncIterable<Buffer>, name: string): AsyncGenera
       for (let next = await chunks.next(); !next.done; next = await chunks.next())
         [bytes, zeros] = [bytes + next.value.length, zeros && next.value.every((b) => b === 0)];
       if (zeros) return;
-      const cut = name === 'standard input' ? '' : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`;
-      const what = `the bytes after gzip member ${member} are not gzip (${bytes} of them); every row before them was read`;
-      throw Error(`trailing garbage: ${what}${cut}`);
+      throw Error(garbage(`gzip member ${member}`, 'gzip', bytes, at, name));
     }
     await fill(10);
     const flags = held[3]!;
@@ -275,7 +291,7 @@ const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart
 async function* decompressed(source: Readable, compression: Compression, name: string, stopped?: Stopped): AsyncGenerator<Buffer> {
   if (compression === 'zstd' && !zstd) throw noZstd(name);
   try {
-    yield* compression === 'gzip' ? gunzip(source, name) : unzstd(source, stopped);
+    yield* compression === 'gzip' ? gunzip(source, name) : unzstd(source, name, stopped);
   } catch (error) {
     if (stopped?.stopped) return;
     const message = `${name}: the ${compression} data cannot be read on (${(error as Error).message}); nothing was sent`;
