@@ -31464,7 +31464,7 @@ var require_eventsource_stream = __commonJS({
     var { isASCIINumber, isValidLastEventId } = require_util6();
     var BOM = [239, 187, 191];
     var LF = 10;
-    var CR = 13;
+    var CR2 = 13;
     var COLON = 58;
     var SPACE = 32;
     var defaultMaxEventSize = buffer.kStringMaxLength;
@@ -31579,7 +31579,7 @@ var require_eventsource_stream = __commonJS({
           callback();
           return;
         }
-        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR) {
+        if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR2) {
           callback(createMaxEventSizeExceededError());
           return;
         }
@@ -31601,8 +31601,8 @@ var require_eventsource_stream = __commonJS({
               }
               this.crlfCheck = false;
             }
-            if (byte === LF || byte === CR) {
-              if (byte === CR) {
+            if (byte === LF || byte === CR2) {
+              if (byte === CR2) {
                 this.crlfCheck = true;
               }
               this.consumeCurrentByte();
@@ -31615,8 +31615,8 @@ var require_eventsource_stream = __commonJS({
             this.eventEndCheck = false;
             continue;
           }
-          if (byte === LF || byte === CR) {
-            if (byte === CR) {
+          if (byte === LF || byte === CR2) {
+            if (byte === CR2) {
               this.crlfCheck = true;
             }
             try {
@@ -37176,12 +37176,15 @@ function wholeLines(bytes, line2, items) {
 async function* readLines(stream, stop) {
   let next = 1;
   const partial = new PartialLine();
-  let [first, crOnly] = [true, void 0];
+  let [first, crOnly, cr] = [true, void 0, false];
   for await (const chunk of stream) {
     let all = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     const wide = first ? wideEncoding(all) : void 0;
     first = false;
+    if (cr) all = Buffer.concat([CR, all]);
     crOnly ??= all.includes(10) ? false : all.subarray(0, -1).includes(13) || void 0;
+    cr = crOnly === void 0 && all.at(-1) === 13;
+    if (cr) all = all.subarray(0, -1);
     if (crOnly) all = Buffer.from(all.toString("latin1").replaceAll("\r", "\n"), "latin1");
     if (wide) {
       const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
@@ -37210,18 +37213,20 @@ async function* readLines(stream, stop) {
       if (items.length) yield { first: chunkFirst, items };
     }
   }
+  if (cr) partial.hold(CR);
   if (stop?.stopped) stop.dropped = partial.bytes;
   else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 function withoutCr(line2) {
   return line2.endsWith("\r") ? line2.slice(0, -1) : line2;
 }
-var MAX_LINE_BYTES, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lineOne, lenient, PartialLine;
+var MAX_LINE_BYTES, CR, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lineOne, lenient, PartialLine;
 var init_lines = __esm({
   "src/batch/lines.ts"() {
     "use strict";
     init_errors();
     MAX_LINE_BYTES = 1024 * 1024;
+    CR = Buffer.from("\r");
     KEPT_OF_LONG_LINE = 1024;
     SLICE_BYTES = 4 * 1024;
     strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

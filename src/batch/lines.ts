@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 
 export const MAX_LINE_BYTES = 1024 * 1024;
+const CR = Buffer.from('\r');
 
 const KEPT_OF_LONG_LINE = 1024; // How much of an over-long line is kept, for the failed file and the message.
 
@@ -121,14 +122,17 @@ export interface Stopped {
 export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerator<LineChunk> {
   let next = 1; // the number of the next line to hand out
   const partial = new PartialLine();
-  let [first, crOnly] = [true, undefined as boolean | undefined];
+  let [first, crOnly, cr] = [true, undefined as boolean | undefined, false];
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
     let all = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const wide = first ? wideEncoding(all) : undefined;
     first = false;
-    // Lines ended by CR alone (an old Mac's "CSV (Macintosh)"), told by the first piece that ends a line (a CR at its end may be half a
-    // CRLF split by a pipe): read as `tr '\r' '\n'` would. Was: one line, a header of every row's fields, no rows and exit 0.
+    // Lines ended by CR alone (an old Mac's "CSV (Macintosh)"), told by the first piece that ends a line: read as `tr '\r' '\n'` would
+    // (was: one line, no rows, exit 0). A CR ending a piece may be half a CRLF a pipe split: it waits for the next (was: line 1 ran on).
+    if (cr) all = Buffer.concat([CR, all]);
     crOnly ??= all.includes(10) ? false : all.subarray(0, -1).includes(13) || undefined;
+    cr = crOnly === undefined && all.at(-1) === 13;
+    if (cr) all = all.subarray(0, -1);
     if (crOnly) all = Buffer.from(all.toString('latin1').replaceAll('\r', '\n'), 'latin1'); // byte for byte
     if (wide) {
       const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
@@ -157,6 +161,7 @@ export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerat
       if (items.length) yield { first: chunkFirst, items };
     }
   }
+  if (cr) partial.hold(CR);
   if (stop?.stopped) stop.dropped = partial.bytes;
   else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }

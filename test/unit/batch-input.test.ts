@@ -51,6 +51,26 @@ describe('reading lines', () => {
     ]);
   });
 
+  it('reads CR-only, CRLF and LF lines the same however a pipe splits them, a header piece that ends in its CR too', async () => {
+    // Was: a first piece `triggerId,userId\r` (the header, its CR last) left the input undecided; the next piece told CR-only,
+    // but line 1 kept its CR and ran on into row 2 (a header "userId\rt" and no userId column).
+    const rows = async (pieces: string[]) => verdicts(await rowsOf(pieces, 'csv'));
+    expect(await rows(['triggerId,userId\r', 't,a\rt,b\r'])).toEqual([
+      [2, 'a'],
+      [3, 'b'],
+    ]);
+    for (const end of ['\r', '\r\n', '\n']) {
+      const text = ['triggerId,userId,value', 't,a,1', 't,"b', 'c",2', '', 't,d,3', ''].join(end);
+      const whole = await rows([text]);
+      expect(whole.map(([, user]) => user)).toEqual(['a', `b${end === '\r\n' ? '\r\n' : '\n'}c`, 'd']);
+      for (let cut = 1; cut < text.length; cut++)
+        expect({ end, cut, rows: await rows([text.slice(0, cut), text.slice(cut)]) }).toEqual({ end, cut, rows: whole });
+      expect(await rows([...text])).toEqual(whole); // a byte at a time
+    }
+    // The header alone, its CR last, and nothing after it: a header with no rows, not an empty input.
+    expect(await rows(['triggerId,userId\r'])).toEqual([]);
+  });
+
   it('reports a line over 1 MiB as one bad line, keeping its start, and goes on with the next', async () => {
     const long = Buffer.alloc(3 * 1024 * 1024, 'x');
     const items: Array<string | BadLine> = [];
