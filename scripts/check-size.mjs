@@ -30,7 +30,9 @@
 // summary line for trailing garbage (+3); a failed file refused beside any other input, not only in a folder (+6).
 // The twenty-third: a push-back to the start after one accepted late, on a path that bunched them, is not news (+8); --from,
 // a batch read from a file of its inputs on, in their reading order, recorded by the journal (from23, +10); a stopped
-// folder's rest printed as the folder --from the part it stopped in, not every later part by name (from23, +3); --columns value=value must be in the file (inputs23, +1); a .zst's trailing bytes named as a .gz's (inputs23, +16); a CR ending a pipe's first write waits for the next byte (inputs23, +5).
+// folder's rest printed as the folder --from the part it stopped in, not every later part by name (from23, +3); --columns
+// value=value must be in the file (inputs23, +1); a .zst's trailing bytes named as a .gz's (inputs23, +16); a CR ending a
+// pipe's first write waits for the next byte (inputs23, +5).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
