@@ -32,11 +32,11 @@
 // a batch read from a file of its inputs on, in their reading order, recorded by the journal (from23, +10); a stopped
 // folder's rest printed as the folder --from the part it stopped in, not every later part by name (from23, +3); --columns
 // value=value must be in the file (inputs23, +1); a .zst's trailing bytes named as a .gz's (inputs23, +16); a CR ending a
-// pipe's first write waits for the next byte (inputs23, +5).
+// pipe's first write waits for the next byte (inputs23, +5); the summary names zstd's trailing bytes as zstd's (+1).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_842;
+const BUDGET = 11_843;
 const GOAL = 11_600;
 
 function lines(dir) {

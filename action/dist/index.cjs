@@ -42359,8 +42359,9 @@ function summaryLines(s, c) {
 function notReadLine({ line: line2, dropped, file, damaged, why, later = [], rest }, c, resume) {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
   const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
-  const garbage2 = why?.startsWith("trailing garbage");
-  const damage = garbage2 ? `  ${file} has bytes after line ${line2} that are not gzip: every row before them was read; cut them off as said above (or copy it whole again)` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
+  const garbage2 = why?.startsWith("trailing garbage") && /are not (\w+)/.exec(why)[1];
+  const cut = why?.includes("truncate -s") ? "; cut them off as said above (or copy it whole again)" : "";
+  const damage = garbage2 ? `  ${file} has bytes after line ${line2} that are not ${garbage2}: every row before them was read${cut}` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
   if (damaged) return c.error(damage) + send2(garbage2 ? ", then send any rows after them with" : ", then send them with");
   const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
   if (file)

@@ -163,9 +163,10 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
 function notReadLine({ line, dropped, file, damaged, why, later = [], rest }: NotRead, c: Palette, resume?: boolean): string {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, 'byte')} after it was dropped)` : '';
   const send = (then: string) => (rest ? `${resume ? '; carry the batch on with' : then}: ${rest}` : '');
-  const garbage = why?.startsWith('trailing garbage'); // every row before them read, and the copy may be whole (inputs22)
+  const garbage = why?.startsWith('trailing garbage') && /are not (\w+)/.exec(why)![1]; // every row before them read (inputs22)
+  const cut = why?.includes('truncate -s') ? '; cut them off as said above (or copy it whole again)' : '';
   const damage = garbage
-    ? `  ${file} has bytes after line ${line} that are not gzip: every row before them was read; cut them off as said above (or copy it whole again)`
+    ? `  ${file} has bytes after line ${line} that are not ${garbage}: every row before them was read${cut}`
     : `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
   if (damaged) return c.error(damage) + send(garbage ? ', then send any rows after them with' : ', then send them with');
   const files = later.length ? ` (and ${plural(later.length, 'later file')})` : '';

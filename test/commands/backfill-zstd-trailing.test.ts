@@ -58,6 +58,7 @@ describe.runIf(compress !== undefined)('a .zst with bytes after its last frame t
       `could not be read on after line ${total + 1} (${why}; cut them off with: truncate -s ${at} ${result.file})`,
     );
     expect(result.stdout).not.toContain('its later rows could not be read');
+    expect(result.stdout).toContain(`has bytes after line ${total + 1} that are not zstd: every row before them was read; cut them off`);
     expect([...result.users, ...result.kept].sort()).toEqual(usersOf(counts).sort());
     // The printed command for the rest, pasted twice once the bytes are cut off: it passes `zstd -t` and sends nothing again.
     fs.truncateSync(result.file, at);
