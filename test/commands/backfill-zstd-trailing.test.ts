@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openInputs } from '../../src/batch/input.js';
+import { pasteRestTwice } from '../helpers/batch.js';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
 import { json, type TestServer } from '../helpers/server.js';
 
@@ -63,14 +64,12 @@ describe.runIf(compress !== undefined)('a .zst with bytes after its last frame t
     // The printed command for the rest, pasted twice once the bytes are cut off: it passes `zstd -t` and sends nothing again.
     fs.truncateSync(result.file, at);
     expect(fs.readFileSync(result.file).equals(Buffer.concat(data))).toBe(true); // the frames whole, as zstd -t finds them
-    const rest = new RegExp(`then send any rows after them with: zstd -t ${result.file} && trigger (.*)$`, 'm')
-      .exec(result.stdout)![1]!
-      .split(' ');
-    for (const _twice of [1, 2]) {
-      const again = await runCommand(rest, sandbox.env, sandbox.home);
-      expect(again.code).toBe(0);
-      expect(server.requests).toHaveLength(result.users.length);
-    }
+    await pasteRestTwice(
+      result.stdout,
+      `zstd -t ${result.file}`,
+      (args) => runCommand(args, sandbox.env, sandbox.home),
+      () => server.requests.length,
+    );
   });
 
   it('zeros after the last frame are padding: every row sent, exit 0', async () => {

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
+import { expect } from 'vitest';
 import { json, startServer, type TestServer } from './server.js';
 
 /** The rows of a CSV failed file's text (triggerId,userId,...,error): each user id with its error. */
@@ -43,6 +44,21 @@ export function printedNext(result: { stdout: string; stderr: string }): string[
   const command = printedCommand(`${result.stdout}\n${result.stderr}`);
   if (!command) throw new Error(`no command printed:\n${result.stdout}\n${result.stderr}`);
   return command;
+}
+
+/** The rest a trailing-garbage stop prints, after `<tool> -t F && trigger `, pasted twice once the bytes are cut off: sends nothing again. */
+export async function pasteRestTwice(
+  stdout: string,
+  check: string,
+  run: (args: string[]) => Promise<{ code: number }>,
+  sent: () => number,
+): Promise<void> {
+  const before = sent();
+  const rest = new RegExp(`then send any rows after them with: ${check} && trigger (.*)$`, 'm').exec(stdout)![1]!.split(' ');
+  for (const _twice of [1, 2]) {
+    expect((await run(rest)).code).toBe(0);
+    expect(sent()).toBe(before);
+  }
 }
 
 /** The user id a request was sent for (its URL is /v1/triggers/<trigger>/users/<user>/...). */
