@@ -98,7 +98,7 @@ export function command(program: Command, ctx: Context): Command {
     .option('--shard <i>/<n>', 'send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file', parse.shard)
     .option(
       '--after-line <n>',
-      "skip the first file's rows up to line n (a stopped batch prints it to send the rows it did not read)",
+      "skip the rows up to line n of the first file read (--from's, if given): what a stopped batch prints to send the rest",
       parse.line,
     )
     .option('--from <file>', "start at this file of the inputs (a folder's: in name order); the files before it are not read")
