@@ -634,11 +634,11 @@ var init_redact = __esm({
           }),
           ...this.short ? [] : base64Forms(key)
         ];
-        const net2 = (texts) => new RegExp([...new Set(texts)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
-        this.#maybe = net2(this.forms.flatMap((f) => f.pattern?.starts ?? f.text));
+        const net3 = (texts) => new RegExp([...new Set(texts)].map(escapeRegExp).concat("%", "\\\\", "&").join("|"), "i");
+        this.#maybe = net3(this.forms.flatMap((f) => f.pattern?.starts ?? f.text));
         this.#shortest = Math.min(...this.forms.map((f) => f.text.length));
         const anchors = this.forms.flatMap((f) => f.stretches.map(([, text]) => text));
-        this.#maybePiece = anchors.length > 0 ? net2(anchors) : void 0;
+        this.#maybePiece = anchors.length > 0 ? net3(anchors) : void 0;
       }
       key;
       mask;
@@ -6740,7 +6740,7 @@ var require_util = __commonJS({
     var { kDestroyed, kBodyUsed, kListeners, kBody } = require_symbols();
     var { IncomingMessage } = require("node:http");
     var stream = require("node:stream");
-    var net2 = require("node:net");
+    var net3 = require("node:net");
     var { stringify } = require("node:querystring");
     var { EventEmitter: EE } = require("node:events");
     var timers = require_timers();
@@ -6889,7 +6889,7 @@ var require_util = __commonJS({
       }
       assert(typeof host === "string");
       const servername = getHostname(host);
-      if (net2.isIP(servername)) {
+      if (net3.isIP(servername)) {
         return "";
       }
       return servername;
@@ -8594,7 +8594,7 @@ var require_dispatcher_base = __commonJS({
 var require_connect = __commonJS({
   "node_modules/undici/lib/core/connect.js"(exports2, module2) {
     "use strict";
-    var net2 = require("node:net");
+    var net3 = require("node:net");
     var assert = require("node:assert");
     var util = require_util();
     var { InvalidArgumentError: InvalidArgumentError2 } = require_errors();
@@ -8681,7 +8681,7 @@ var require_connect = __commonJS({
         } else {
           assert(!httpSocket, "httpSocket can only be sent on TLS update");
           port = port || 80;
-          socket = net2.connect({
+          socket = net3.connect({
             highWaterMark: 64 * 1024,
             // Same as nodejs fs streams.
             ...options,
@@ -14394,7 +14394,7 @@ var require_client = __commonJS({
   "node_modules/undici/lib/dispatcher/client.js"(exports2, module2) {
     "use strict";
     var assert = require("node:assert");
-    var net2 = require("node:net");
+    var net3 = require("node:net");
     var http2 = require("node:http");
     var util = require_util();
     var { ClientStats } = require_stats();
@@ -14550,7 +14550,7 @@ var require_client = __commonJS({
         if (maxRequestsPerClient != null && (!Number.isInteger(maxRequestsPerClient) || maxRequestsPerClient < 0)) {
           throw new InvalidArgumentError2("maxRequestsPerClient must be a positive number");
         }
-        if (localAddress != null && (typeof localAddress !== "string" || net2.isIP(localAddress) === 0)) {
+        if (localAddress != null && (typeof localAddress !== "string" || net3.isIP(localAddress) === 0)) {
           throw new InvalidArgumentError2("localAddress must be valid string IP address");
         }
         if (maxResponseSize != null && (!Number.isInteger(maxResponseSize) || maxResponseSize < -1)) {
@@ -14730,7 +14730,7 @@ var require_client = __commonJS({
         const idx = hostname.indexOf("]");
         assert(idx !== -1);
         const ip = hostname.substring(1, idx);
-        assert(net2.isIPv6(ip));
+        assert(net3.isIPv6(ip));
         hostname = ip;
       }
       client[kConnecting] = true;
@@ -15678,10 +15678,10 @@ var require_socks5_utils = __commonJS({
   "node_modules/undici/lib/core/socks5-utils.js"(exports2, module2) {
     "use strict";
     var { Buffer: Buffer2 } = require("node:buffer");
-    var net2 = require("node:net");
+    var net3 = require("node:net");
     var { InvalidArgumentError: InvalidArgumentError2 } = require_errors();
     function parseAddress(address) {
-      if (net2.isIPv4(address)) {
+      if (net3.isIPv4(address)) {
         const parts = address.split(".").map(Number);
         return {
           type: 1,
@@ -15689,7 +15689,7 @@ var require_socks5_utils = __commonJS({
           buffer: Buffer2.from(parts)
         };
       }
-      if (net2.isIPv6(address)) {
+      if (net3.isIPv6(address)) {
         return {
           type: 4,
           // IPv6
@@ -15712,7 +15712,7 @@ var require_socks5_utils = __commonJS({
       if (address.includes(".")) {
         const lastColonIndex = address.lastIndexOf(":");
         const ipv4Part = address.slice(lastColonIndex + 1);
-        if (net2.isIPv4(ipv4Part)) {
+        if (net3.isIPv4(ipv4Part)) {
           const octets = ipv4Part.split(".").map(Number);
           const high = (octets[0] << 8 | octets[1]).toString(16);
           const low = (octets[2] << 8 | octets[3]).toString(16);
@@ -36235,6 +36235,21 @@ function storeName(platform = process.platform) {
   if (platform === "win32") return "the Windows Credential Manager";
   return "the Secret Service keyring";
 }
+function busAnswers(signal, env2 = process.env) {
+  const unix = env2.DBUS_SESSION_BUS_ADDRESS?.split(";").find((address) => address.startsWith("unix:")) ?? "";
+  const [path18, abstract] = ["path", "abstract"].map((key) => new RegExp(`[:,]${key}=([^,]*)`).exec(unix)?.[1]);
+  const named = path18 ?? (abstract && `\0${abstract}`);
+  const where2 = named ?? (unix || !env2.XDG_RUNTIME_DIR ? void 0 : `${env2.XDG_RUNTIME_DIR}/bus`);
+  if (process.platform !== "linux" || where2 === void 0) return Promise.resolve();
+  return new Promise((resolve2) => {
+    const socket = import_node_net2.default.createConnection({
+      path: where2.replace(/%([0-9a-f]{2})/gi, (_, hex2) => String.fromCharCode(parseInt(hex2, 16)))
+    });
+    const done = () => void (socket.destroy(), signal.aborted || resolve2());
+    socket.on("connect", () => socket.write("\0AUTH\r\n")).on("data", done).on("error", done).on("close", done);
+    signal.addEventListener("abort", () => socket.destroy(), { once: true });
+  });
+}
 async function bounded(call, profile) {
   const signal = AbortSignal.timeout(STORE_TIMEOUT_MS);
   let timer;
@@ -36243,8 +36258,8 @@ async function bounded(call, profile) {
     timer.unref();
   });
   try {
-    const entry = Promise.resolve().then(() => __toESM(require_keyring(), 1)).then(
-      ({ AsyncEntry }) => new AsyncEntry(SERVICE, profile, { linux: { store: "secret-service" } })
+    const entry = Promise.all([Promise.resolve().then(() => __toESM(require_keyring(), 1)), busAnswers(signal)]).then(
+      ([{ AsyncEntry }]) => new AsyncEntry(SERVICE, profile, { linux: { store: "secret-service" } })
     );
     return await Promise.race([entry.then((e) => call(e, signal)), timeout]);
   } finally {
@@ -36278,10 +36293,11 @@ async function loadKey(profile) {
   }
   return key;
 }
-var SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED, storeKey, deleteKey;
+var import_node_net2, SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED, storeKey, deleteKey;
 var init_keychain = __esm({
   "src/settings/keychain.ts"() {
     "use strict";
+    import_node_net2 = __toESM(require("node:net"), 1);
     init_errors();
     SERVICE = "trigger-cli";
     STORE_TIMEOUT_MS = 1e3;
@@ -44407,7 +44423,7 @@ function command2(program2, ctx) {
     "write rows that were not accepted here, with the reason and line number (same format, to send again; default: trigger-failed-<date>-<time>.csv in this folder)"
   ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").option("--shard <i>/<n>", "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file", shard).option(
     "--after-line <n>",
-    "skip the first file's rows up to line n (a stopped batch prints it to send the rows it did not read)",
+    "skip the rows up to line n of the first file read (--from's, if given): what a stopped batch prints to send the rest",
     line
   ).option("--from <file>", "start at this file of the inputs (a folder's: in name order); the files before it are not read").addHelpText("after", HELP);
   addServiceOptions(batchCommand);

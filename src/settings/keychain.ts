@@ -5,6 +5,7 @@
  * is treated as no store.
  */
 import type { AsyncEntry as KeyringEntry } from '@napi-rs/keyring';
+import net from 'node:net';
 import { ConfigError } from '../errors.js';
 
 const SERVICE = 'trigger-cli';
@@ -14,6 +15,33 @@ export function storeName(platform: NodeJS.Platform = process.platform): string 
   if (platform === 'darwin') return 'the macOS Keychain';
   if (platform === 'win32') return 'the Windows Credential Manager';
   return 'the Secret Service keyring';
+}
+
+/**
+ * On Linux the module connects to the session bus in its constructor, on the main thread: a bus socket that takes the connection and
+ * never answers (a frozen dbus-daemon, a stale forwarded socket) would hang the process there, past any timer (audit23). So the bus is
+ * asked first, without the module: any answer to a bare AUTH line (REJECTED, naming its mechanisms) is a bus that answers. Settles
+ * when it answers or cannot be reached (the module then says why, at once); a silent one is left to the caller's second.
+ */
+function busAnswers(signal: AbortSignal, env = process.env): Promise<void> {
+  const unix = env.DBUS_SESSION_BUS_ADDRESS?.split(';').find((address) => address.startsWith('unix:')) ?? '';
+  const [path, abstract] = ['path', 'abstract'].map((key) => new RegExp(`[:,]${key}=([^,]*)`).exec(unix)?.[1]);
+  const named = path ?? (abstract && `\0${abstract}`);
+  const where = named ?? (unix || !env.XDG_RUNTIME_DIR ? undefined : `${env.XDG_RUNTIME_DIR}/bus`); // where a bus is when none is named
+  if (process.platform !== 'linux' || where === undefined) return Promise.resolve();
+  return new Promise((resolve) => {
+    // An address's bytes may be %-escaped.
+    const socket = net.createConnection({
+      path: where.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    });
+    const done = () => void (socket.destroy(), signal.aborted || resolve()); // after its second: never (the module would hang)
+    socket
+      .on('connect', () => socket.write('\0AUTH\r\n'))
+      .on('data', done)
+      .on('error', done)
+      .on('close', done);
+    signal.addEventListener('abort', () => socket.destroy(), { once: true }); // silent for its second: left to the caller
+  });
 }
 
 /** Runs one store call within STORE_TIMEOUT_MS; rejects when the store fails or does not answer. */
@@ -27,8 +55,8 @@ async function bounded<T>(call: (entry: KeyringEntry, signal: AbortSignal) => Pr
   try {
     // Pinned to the Secret Service on Linux: the module would otherwise fall back to the kernel
     // keyring, which forgets the key at logout or reboot.
-    const entry = import('@napi-rs/keyring').then(
-      ({ AsyncEntry }) => new AsyncEntry(SERVICE, profile, { linux: { store: 'secret-service' } }),
+    const entry = Promise.all([import('@napi-rs/keyring'), busAnswers(signal)]).then(
+      ([{ AsyncEntry }]) => new AsyncEntry(SERVICE, profile, { linux: { store: 'secret-service' } }),
     );
     return await Promise.race([entry.then((e) => call(e, signal)), timeout]);
   } finally {
