@@ -259,7 +259,18 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
   }
 }
 
-/** One batch at a time per journal and per failed file: two would both send every row, or lose rows. */
+/** The file a path names, through symbolic links (a dangling one too: where the file will be made), its folder's real path. */
+export function throughLinks(file: string): string {
+  let at = path.resolve(file);
+  for (let hops = 0; hops < 40; hops++) {
+    const link = fs.lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() ? fs.readlinkSync(at) : undefined;
+    if (link === undefined) break;
+    at = path.resolve(path.dirname(at), link);
+  }
+  return path.join(fs.realpathSync(path.dirname(at)), path.basename(at));
+}
+
+/** One batch at a time per journal and per failed file (by the file named, through links): two would both send every row, or lose rows. */
 export class FileLock {
   private constructor(
     readonly path: string,
@@ -267,7 +278,13 @@ export class FileLock {
   ) {}
 
   static pathFor(file: string): string {
-    return path.join(path.dirname(file), `.${path.basename(file)}.lock`);
+    let real = file;
+    try {
+      real = throughLinks(file);
+    } catch {
+      // a folder that is not there: taking the lock says so
+    }
+    return path.join(path.dirname(real), `.${path.basename(real)}.lock`);
   }
 
   /** The live holder of `file`'s lock, if a live process holds it. */

@@ -35892,6 +35892,7 @@ __export(lock_exports, {
   LOCK_WAIT_MS: () => LOCK_WAIT_MS,
   lockWaitMs: () => lockWaitMs,
   stillRuns: () => stillRuns,
+  throughLinks: () => throughLinks,
   withLock: () => withLock
 });
 function procStat(pid) {
@@ -36059,6 +36060,15 @@ async function withLock(file, fn, options = {}) {
     release(lock, text);
   }
 }
+function throughLinks(file) {
+  let at = import_node_path3.default.resolve(file);
+  for (let hops = 0; hops < 40; hops++) {
+    const link = import_node_fs3.default.lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() ? import_node_fs3.default.readlinkSync(at) : void 0;
+    if (link === void 0) break;
+    at = import_node_path3.default.resolve(import_node_path3.default.dirname(at), link);
+  }
+  return import_node_path3.default.join(import_node_fs3.default.realpathSync(import_node_path3.default.dirname(at)), import_node_path3.default.basename(at));
+}
 var import_node_fs3, import_node_os3, import_node_path3, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, FileLock;
 var init_lock = __esm({
   "src/lock.ts"() {
@@ -36085,7 +36095,12 @@ var init_lock = __esm({
       path;
       text;
       static pathFor(file) {
-        return import_node_path3.default.join(import_node_path3.default.dirname(file), `.${import_node_path3.default.basename(file)}.lock`);
+        let real = file;
+        try {
+          real = throughLinks(file);
+        } catch {
+        }
+        return import_node_path3.default.join(import_node_path3.default.dirname(real), `.${import_node_path3.default.basename(real)}.lock`);
       }
       /** The live holder of `file`'s lock, if a live process holds it. */
       static holder(file) {
@@ -37640,6 +37655,7 @@ var init_failed = __esm({
     init_render();
     init_formats();
     init_rows();
+    init_lock();
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
       path;
@@ -37654,6 +37670,8 @@ var init_failed = __esm({
       #header;
       #target;
       // Where the rows are written: a temporary file beside `path`, or `path` itself.
+      #real;
+      // The file `path` names, through links.
       /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
       inPlace;
       #fd;
@@ -37676,7 +37694,8 @@ var init_failed = __esm({
         const existing = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.inPlace = existing !== void 0 && !existing.isFile();
-        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(file), `.${import_node_path10.default.basename(file)}.tmp`);
+        this.#real = this.inPlace ? file : throughLinks(file);
+        this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(this.#real), `.${import_node_path10.default.basename(this.#real)}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
         if (!options.lazy) this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
       }
@@ -37757,7 +37776,7 @@ var init_failed = __esm({
         this.#fd = void 0;
         import_node_fs8.default.closeSync(fd);
         if (this.inPlace) return;
-        if (keep) import_node_fs8.default.renameSync(this.#target, this.path);
+        if (keep) import_node_fs8.default.renameSync(this.#target, this.#real);
         else import_node_fs8.default.rmSync(this.#target, { force: true });
       }
     };

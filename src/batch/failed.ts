@@ -14,6 +14,7 @@ import path from 'node:path';
 import { rawJson, toJson } from '../output/render.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import { columnAt, type Row } from './rows.js';
+import { throughLinks } from '../lock.js';
 
 function csvField(text: string, separator = ','): string {
   return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
@@ -79,6 +80,7 @@ export class FailedFile {
   readonly #separator: string | undefined; // The separator of the failed file's format (none: NDJSON).
   readonly #header: () => readonly string[] | undefined;
   readonly #target: string; // Where the rows are written: a temporary file beside `path`, or `path` itself.
+  readonly #real: string; // The file `path` names, through links.
   /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
   readonly inPlace: boolean;
   #fd: number | undefined; // Open once there is a row to keep (or at once, unless lazy).
@@ -109,7 +111,9 @@ export class FailedFile {
     this.inPlace = existing !== undefined && !existing.isFile();
     // One name, not one per process: the file's lock (files.ts) keeps every other run off it, so a
     // temporary file found there was left by a run that was killed, and is written over.
-    this.#target = this.inPlace ? file : path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+    // Through a link to the file it names: renamed over the link, the rows would replace it (audit23).
+    this.#real = this.inPlace ? file : throughLinks(file);
+    this.#target = this.inPlace ? file : path.join(path.dirname(this.#real), `.${path.basename(this.#real)}.tmp`);
     this.#mode = existing?.isFile() ? existing.mode & 0o777 : 0o666;
     if (!options.lazy) this.#fd = fs.openSync(this.#target, 'w', this.#mode);
   }
@@ -200,7 +204,7 @@ export class FailedFile {
     this.#fd = undefined;
     fs.closeSync(fd);
     if (this.inPlace) return;
-    if (keep) fs.renameSync(this.#target, this.path);
+    if (keep) fs.renameSync(this.#target, this.#real);
     else fs.rmSync(this.#target, { force: true });
   }
 }

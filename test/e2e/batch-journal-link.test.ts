@@ -1,0 +1,56 @@
+/**
+ * "One batch at a time per journal and per failed file: a run that names a journal or failed file that
+ * a running batch holds is refused (exit 2)" (audit23). The lock was `.<name>.lock` beside the name
+ * given (src/lock.ts FileLock.pathFor), so a second run naming the same journal through a symbolic link
+ * took a lock of its own and sent the rows the first was sending (36 of 40 twice); a failed file named
+ * through a link was not refused either, and its link was replaced by the rows (a plain file). Locks
+ * now go by the file named, through links. Hard links are still two names (left).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run, type Sandbox } from '../helpers/cli.js';
+import { type TestServer, useServer } from '../helpers/server.js';
+import { csvRows, holdAnswers, until, userOf } from '../helpers/batch.js';
+
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => ([server, box] = [s, b]));
+const at = (name: string) => path.join(box.home, name);
+const batch = (args: string[]) => run(['batch', ...args, '--concurrency', '4'], { env: box.env, timeoutMs: 240_000 });
+
+describe('one batch at a time per journal, whatever name reaches it', () => {
+  it('a second --resume run naming the held journal through a symlink is refused, and no row goes twice', async () => {
+    // Answers are held until the 9th request: the first run surely holds the journal while the second starts.
+    const held = holdAnswers(server, 0, { releaseAt: 9 });
+    fs.writeFileSync(at('in.csv'), csvRows(40));
+    const first = batch([at('in.csv'), '--journal', at('j'), '--failed', at('failed-a.csv')]);
+    await until(() => server.requests.length > 0);
+    fs.symlinkSync(at('j'), at('j-link'));
+    const second = await batch([at('in.csv'), '--journal', at('j-link'), '--resume', '--failed', at('failed-b.csv')]).finally(() =>
+      held.release(),
+    );
+    await first;
+    const got = server.requests.map((r) => userOf(r.url));
+    expect(
+      got.filter((u, i) => got.indexOf(u) !== i),
+      'rows the server received twice',
+    ).toEqual([]);
+    expect(second.code).toBe(2);
+  }, 300_000);
+
+  it('a failed file named through a dangling symlink is refused while held, and the link is kept, its file written', async () => {
+    const held = holdAnswers(server, 0, { releaseAt: 5 });
+    fs.writeFileSync(at('in.csv'), `${csvRows(8)}t,\n`); // the last row has no user id: kept in the failed file
+    fs.mkdirSync(at('out'));
+    fs.symlinkSync(path.join('out', 'failed.csv'), at('failed-link')); // dangling until the first run writes it
+    const first = batch([at('in.csv'), '--failed', at('failed-link')]);
+    await until(() => server.requests.length > 0);
+    const second = await batch([at('in.csv'), '--failed', at('out/failed.csv')]).finally(() => held.release());
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain('failed file');
+    expect((await first).code).toBe(1);
+    expect(fs.lstatSync(at('failed-link')).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(at('out/failed.csv'), 'utf8')).toContain('line 10');
+  }, 300_000);
+});
