@@ -34,11 +34,12 @@
 // value=value must be in the file (inputs23, +1); a .zst's trailing bytes named as a .gz's (inputs23, +16); a CR ending a
 // pipe's first write waits for the next byte (inputs23, +5); the summary names zstd's trailing bytes as zstd's (+1); a session
 // bus that takes the connection and never answers no longer hangs every keychain command for good: asked first (audit23, +28);
-// a journal or failed file locked by the file it names through symbolic links, and a failed file's link kept (audit23, +21).
+// a journal or failed file locked by the file it names through symbolic links, and a failed file's link kept (audit23, +21);
+// the kept start of a line over 1 MiB never sent by a replay (audit23, +5).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_892;
+const BUDGET = 11_897;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -37324,7 +37324,10 @@ function makeRow(line2, record, fields, options) {
     invalid: void 0,
     unknownBefore: typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error) || void 0
   };
-  if (!triggerId) {
+  const cut = typeof fields.error === "string" ? CUT_ERROR.exec(fields.error) : null;
+  if (cut) {
+    row.invalid = cut[1].includes("mend it") ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
+  } else if (!triggerId) {
     row.invalid = "no triggerId: add a triggerId column or field, or pass --trigger";
   } else if (!fields.userId) {
     row.invalid = "empty userId";
@@ -37498,7 +37501,7 @@ function readLineIds(stream, options) {
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, READERS;
+var DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -37511,6 +37514,7 @@ var init_rows = __esm({
     columnsWords = (text) => Object.entries({ ...DEFAULT_COLUMNS, ...parseColumns(text) }).map(([key, name]) => `${key}=${name}`).join(",");
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
+    CUT_ERROR = /^line \d+: (?:invalid, not sent: )?(the line is [\d,]+ bytes, over the 1 MiB limit.*)/;
     MAX_CHUNK_ROWS = 1024;
     QUOTE = 34;
     CsvRecords = class {

@@ -94,6 +94,8 @@ export interface ReadOptions {
  */
 export const UNKNOWN_MARK = 'outcome unknown';
 const UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
+/** A failed file's row that is the start of a line over 1 MiB (lines.ts): never sent, kept as it was (audit23: its cut id went). */
+const CUT_ERROR = /^line \d+: (?:invalid, not sent: )?(the line is [\d,]+ bytes, over the 1 MiB limit.*)/;
 
 /** A row's fields as read, those its format has (its value as text: an NDJSON number as its digits are written). */
 type Fields = Partial<Pick<Row, 'triggerId' | 'userId' | 'value'>> & { error?: unknown };
@@ -112,7 +114,10 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
     invalid: undefined,
     unknownBefore: (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) || undefined,
   };
-  if (!triggerId) {
+  const cut = typeof fields.error === 'string' ? CUT_ERROR.exec(fields.error) : null;
+  if (cut) {
+    row.invalid = cut[1]!.includes('mend it') ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
+  } else if (!triggerId) {
     row.invalid = 'no triggerId: add a triggerId column or field, or pass --trigger';
   } else if (!fields.userId) {
     row.invalid = 'empty userId';
