@@ -35,11 +35,12 @@
 // pipe's first write waits for the next byte (inputs23, +5); the summary names zstd's trailing bytes as zstd's (+1); a session
 // bus that takes the connection and never answers no longer hangs every keychain command for good: asked first (audit23, +28);
 // a journal or failed file locked by the file it names through symbolic links, and a failed file's link kept (audit23, +21);
-// the kept start of a line over 1 MiB never sent by a replay (audit23, +5).
+// the kept start of a line over 1 MiB never sent by a replay (audit23, +5); an https:// proxy's failed handshake named with the
+// service, and no DEP0123 warning for a proxy named by its IP (audit23, +16).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_897;
+const BUDGET = 11_913;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -913,6 +913,9 @@ function parseProxy(choice) {
   }
   return url;
 }
+function isTlsCode(code) {
+  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
+}
 function asProxyError(error2, choice, connected) {
   const message = error2?.message ?? "";
   const answered = /^Proxy (?:response|Authentication Required) \((\d{3})\)/.exec(message);
@@ -923,6 +926,8 @@ function asProxyError(error2, choice, connected) {
   if (connected) return void 0;
   const code = error2?.code;
   if (typeof code === "string" && CONNECTION_CODES.has(code)) return new ProxyError("ERR_PROXY_UNREACHABLE", choice, { cause: error2 });
+  if (typeof code === "string" && isTlsCode(code) && /^https:/i.test(choice.url))
+    return new ProxyError("ERR_PROXY_TLS", choice, { cause: error2 });
   return void 0;
 }
 var import_node_net, unbracket, ProxyError, CONNECTION_CODES;
@@ -942,7 +947,7 @@ var init_proxy = __esm({
       status;
       constructor(code, choice, options = {}) {
         const proxy = displayProxy(choice.url);
-        const message = code === "ERR_PROXY_UNREACHABLE" ? `cannot reach the proxy ${proxy}` : `the proxy ${proxy} answered ${options.status ?? "?"}`;
+        const message = code === "ERR_PROXY_UNREACHABLE" || code === "ERR_PROXY_TLS" ? `cannot reach the proxy ${proxy}` : `the proxy ${proxy} answered ${options.status ?? "?"}`;
         super(message, { cause: options.cause });
         this.name = "ProxyError";
         this.code = code;
@@ -1037,6 +1042,9 @@ function proxyNetworkError(proxy, context, info2, tries) {
   if (proxy.code === "ERR_PROXY_AUTH_REQUIRED") {
     message = `${named} asked for credentials: 407 Proxy Authentication Required`;
     hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
+  } else if (proxy.code === "ERR_PROXY_TLS") {
+    message = `cannot reach ${context.where} through ${named}: ${describeNetworkError(mainCode(proxy.cause), proxy.cause?.message ?? "")}`;
+    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; check that the proxy speaks https (else write it http://) and that both certificates are trusted (for a private certificate authority set NODE_EXTRA_CA_CERTS)`;
   } else if (proxy.code === "ERR_PROXY_REFUSED") {
     message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ""} ${statusText(proxy.status ?? 0)}`.trim()}`;
     hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
@@ -1058,9 +1066,6 @@ function describeNetworkError(code, message) {
   if (code === void 0 || code === "ERR_BODY_DECODE") return message;
   if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
-}
-function isTlsCode(code) {
-  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
 }
 var MAX_RETRY_AFTER_MS, STATUS_TEXT, UNREADABLE, CLOSED, REASONS;
 var init_messages = __esm({
@@ -20820,7 +20825,7 @@ var require_dump = __commonJS({
 var require_dns = __commonJS({
   "node_modules/undici/lib/interceptor/dns.js"(exports2, module2) {
     "use strict";
-    var { isIP } = require("node:net");
+    var { isIP: isIP2 } = require("node:net");
     var { lookup } = require("node:dns");
     var DecoratorHandler = require_decorator_handler();
     var { InvalidArgumentError: InvalidArgumentError2, InformationalError } = require_errors();
@@ -21226,7 +21231,7 @@ var require_dns = __commonJS({
       return (dispatch) => {
         return function dnsInterceptor(origDispatchOpts, handler) {
           const origin = origDispatchOpts.origin.constructor === URL ? origDispatchOpts.origin : new URL(origDispatchOpts.origin);
-          if (isIP(origin.hostname) !== 0) {
+          if (isIP2(origin.hostname) !== 0) {
             return dispatch(origDispatchOpts, handler);
           }
           instance.runLookup(origin, origDispatchOpts, (err, newOrigin) => {
@@ -32378,10 +32383,16 @@ ${captureLines}` : capture.stack;
 
 // src/client/undici.ts
 function skipUnaskedContinue(connect) {
-  return (options, callback) => connect(options, (error2, socket) => {
-    callback(error2, socket);
-    if (!error2 && socket) patchParser(socket);
-  });
+  return (options, callback) => (
+    // And no IP address as a TLS server name (an https:// proxy named by its IP): Node warns of it on stderr (DEP0123; audit23).
+    connect(
+      (0, import_node_net2.isIP)(options.servername ?? "") ? { ...options, servername: void 0 } : options,
+      (error2, socket) => {
+        callback(error2, socket);
+        if (!error2 && socket) patchParser(socket);
+      }
+    )
+  );
 }
 function patchParser(socket) {
   const key = Object.getOwnPropertySymbols(socket).find((symbol) => symbol.description === "parser");
@@ -32413,7 +32424,9 @@ async function openDispatcher(origin, options, env2 = process.env) {
     // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
     requestTls: VERIFIED,
     proxyTls: VERIFIED,
-    factory: (to, more) => poolOf(undici.Pool, undici.buildConnector, String(to), { ...options, ...more })
+    factory: (to, more) => poolOf(undici.Pool, undici.buildConnector, String(to), { ...options, ...more }),
+    // And the pool to the proxy itself (an https:// proxy's handshake: see skipUnaskedContinue).
+    clientFactory: (to, more) => poolOf(undici.Pool, undici.buildConnector, String(to), more)
   });
   return { dispatcher, proxy };
 }
@@ -32422,10 +32435,11 @@ async function loadPool() {
   const { default: buildConnector } = await Promise.resolve().then(() => __toESM(require_connect(), 1));
   return [PoolClass, buildConnector];
 }
-var VERIFIED;
+var import_node_net2, VERIFIED;
 var init_undici = __esm({
   "src/client/undici.ts"() {
     "use strict";
+    import_node_net2 = require("node:net");
     init_proxy();
     VERIFIED = { rejectUnauthorized: true };
   }
@@ -36257,7 +36271,7 @@ function busAnswers(signal, env2 = process.env) {
   const where2 = named ?? (unix || !env2.XDG_RUNTIME_DIR ? void 0 : `${env2.XDG_RUNTIME_DIR}/bus`);
   if (process.platform !== "linux" || where2 === void 0) return Promise.resolve();
   return new Promise((resolve2) => {
-    const socket = import_node_net2.default.createConnection({
+    const socket = import_node_net3.default.createConnection({
       path: where2.replace(/%([0-9a-f]{2})/gi, (_, hex2) => String.fromCharCode(parseInt(hex2, 16)))
     });
     const done = () => void (socket.destroy(), signal.aborted || resolve2());
@@ -36308,11 +36322,11 @@ async function loadKey(profile) {
   }
   return key;
 }
-var import_node_net2, SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED, storeKey, deleteKey;
+var import_node_net3, SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED, storeKey, deleteKey;
 var init_keychain = __esm({
   "src/settings/keychain.ts"() {
     "use strict";
-    import_node_net2 = __toESM(require("node:net"), 1);
+    import_node_net3 = __toESM(require("node:net"), 1);
     init_errors();
     SERVICE = "trigger-cli";
     STORE_TIMEOUT_MS = 1e3;

@@ -9,7 +9,7 @@ import { prepareEvent, requestHeaders, type EventInput, type PreparedEvent } fro
 import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
 import { headerValue, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
-import { isTlsCode, MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
+import { MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
 import {
   backoffMs,
   DEFAULT_RETRIES,
@@ -20,7 +20,7 @@ import {
   parseRetryAfter,
 } from './retry.js';
 import { openDispatcher } from './undici.js';
-import { proxyFor, type ProxyChoice } from './proxy.js';
+import { isTlsCode, proxyFor, type ProxyChoice } from './proxy.js';
 import { monotonicMs } from '../clock.js';
 
 export interface ClientOptions {

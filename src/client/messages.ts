@@ -5,7 +5,7 @@
 import { NetworkError, ServiceError, type AttemptInfo, type Recorded } from '../errors.js';
 import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';
 import { errorCodes, parseRetryAfter } from './retry.js';
-import { ProxyError } from './proxy.js';
+import { isTlsCode, ProxyError } from './proxy.js';
 
 /** The longest Retry-After the client waits; a longer one ends the command with the failure. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -170,6 +170,9 @@ function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: 
   if (proxy.code === 'ERR_PROXY_AUTH_REQUIRED') {
     message = `${named} asked for credentials: 407 Proxy Authentication Required`;
     hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
+  } else if (proxy.code === 'ERR_PROXY_TLS') {
+    message = `cannot reach ${context.where} through ${named}: ${describeNetworkError(mainCode(proxy.cause), (proxy.cause as Error)?.message ?? '')}`;
+    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; check that the proxy speaks https (else write it http://) and that both certificates are trusted (for a private certificate authority set NODE_EXTRA_CA_CERTS)`;
   } else if (proxy.code === 'ERR_PROXY_REFUSED') {
     message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ''} ${statusText(proxy.status ?? 0)}`.trim()}`;
     hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
@@ -214,8 +217,4 @@ export function describeNetworkError(code: string | undefined, message: string):
   // undici says "bad response" for an answer it cannot parse, such as an unsolicited 100 Continue.
   if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split('\n')[0]} (${code})`);
-}
-
-export function isTlsCode(code: string): boolean {
-  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
 }

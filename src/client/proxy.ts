@@ -101,7 +101,12 @@ export function parseProxy(choice: ProxyChoice): URL {
   return url;
 }
 
-export type ProxyErrorCode = 'ERR_PROXY_AUTH_REQUIRED' | 'ERR_PROXY_REFUSED' | 'ERR_PROXY_UNREACHABLE';
+export type ProxyErrorCode = 'ERR_PROXY_AUTH_REQUIRED' | 'ERR_PROXY_REFUSED' | 'ERR_PROXY_UNREACHABLE' | 'ERR_PROXY_TLS';
+
+/** A TLS failure's code (a certificate refused, a peer that does not speak TLS). */
+export function isTlsCode(code: string): boolean {
+  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
+}
 
 /**
  * A failure at the proxy, before anything reached the service: the proxy asked for credentials (407),
@@ -117,7 +122,9 @@ export class ProxyError extends Error {
   constructor(code: ProxyErrorCode, choice: ProxyChoice, options: { status?: number; cause?: unknown } = {}) {
     const proxy = displayProxy(choice.url);
     const message =
-      code === 'ERR_PROXY_UNREACHABLE' ? `cannot reach the proxy ${proxy}` : `the proxy ${proxy} answered ${options.status ?? '?'}`;
+      code === 'ERR_PROXY_UNREACHABLE' || code === 'ERR_PROXY_TLS'
+        ? `cannot reach the proxy ${proxy}`
+        : `the proxy ${proxy} answered ${options.status ?? '?'}`;
     super(message, { cause: options.cause });
     this.name = 'ProxyError';
     this.code = code;
@@ -146,5 +153,8 @@ export function asProxyError(error: unknown, choice: ProxyChoice, connected: boo
   if (connected) return undefined;
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && CONNECTION_CODES.has(code)) return new ProxyError('ERR_PROXY_UNREACHABLE', choice, { cause: error });
+  // An https:// proxy's own handshake fails as the service's through it does, in the same words: either (audit23).
+  if (typeof code === 'string' && isTlsCode(code) && /^https:/i.test(choice.url))
+    return new ProxyError('ERR_PROXY_TLS', choice, { cause: error });
   return undefined;
 }

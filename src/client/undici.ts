@@ -5,6 +5,7 @@
  * undici that moved them fails the build, not a user's run.
  */
 import type * as Undici from 'undici';
+import { isIP } from 'node:net';
 import type { Dispatcher, Pool } from 'undici';
 import { parseProxy, proxyChoice, type ProxyChoice } from './proxy.js';
 
@@ -18,10 +19,14 @@ type Connector = (options: object, callback: (error: Error | null, socket: unkno
  */
 function skipUnaskedContinue(connect: Connector): Connector {
   return (options, callback) =>
-    connect(options, (error, socket) => {
-      callback(error, socket);
-      if (!error && socket) patchParser(socket);
-    });
+    // And no IP address as a TLS server name (an https:// proxy named by its IP): Node warns of it on stderr (DEP0123; audit23).
+    connect(
+      isIP((options as { servername?: string }).servername ?? '') ? { ...options, servername: undefined } : options,
+      (error, socket) => {
+        callback(error, socket);
+        if (!error && socket) patchParser(socket);
+      },
+    );
 }
 
 type Parser = { onHeadersComplete(statusCode: number, upgrade: boolean, shouldKeepAlive: boolean): number };
@@ -82,6 +87,8 @@ export async function openDispatcher(origin: string, options: Pool.Options, env:
     requestTls: VERIFIED,
     proxyTls: VERIFIED,
     factory: (to, more) => poolOf(undici.Pool, undici.buildConnector, String(to), { ...options, ...(more as Pool.Options) }),
+    // And the pool to the proxy itself (an https:// proxy's handshake: see skipUnaskedContinue).
+    clientFactory: (to: URL, more: object) => poolOf(undici.Pool, undici.buildConnector, String(to), more as Pool.Options),
   });
   return { dispatcher, proxy };
 }

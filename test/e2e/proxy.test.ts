@@ -54,6 +54,19 @@ function env(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 const PASSWORD = 'pr0xy-S3cret-pw';
 
+describe('an https:// proxy whose TLS handshake fails (audit23)', () => {
+  it('is named with the service: not "the server there does not speak TLS" about the service alone', async () => {
+    proxy = await startProxy(); // plain http, named https:// below
+    const e = env({ TRIGGER_BASE_URL: secureUrl, HTTPS_PROXY: `https://${proxy.hostPort}` });
+    const result = await run(['fire', 't', 'u', '--retries', '0'], { env: e });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`through the proxy https://${proxy.hostPort} (from HTTPS_PROXY)`);
+    expect(result.stderr).toContain('the TLS handshake failed with the proxy or, through it, with the service');
+    expect(result.stderr).not.toContain('use http://localhost');
+    expect(result.stderr).not.toContain('DeprecationWarning'); // Node's DEP0123, for the proxy's IP as a TLS server name
+  });
+});
+
 describe('a proxy written as curl takes it', () => {
   it('HTTPS_PROXY=127.0.0.1:port (no scheme) is http://, and tunnels to an https service', async () => {
     proxy = await startProxy();
