@@ -4636,8 +4636,8 @@ var init_parsers = __esm({
     init_shard();
     wholeNumber = (min, max, expected = `a whole number from ${min} to ${max}`) => plainNumber(/^\d+$/, min, max, expected);
     DECIMAL = /^\d*\.?\d+$/;
-    seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86400, "a number of seconds greater than 0, e.g. 30 or 2.5");
-    rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1e6, "a number of requests per second greater than 0, e.g. 50");
+    seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86400, "a number of seconds over 0 and up to 86400 (a day), e.g. 30 or 2.5");
+    rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1e6, "a number of requests per second over 0 and up to 1000000, e.g. 50");
     fraction = plainNumber(DECIMAL, 0, 1, "a share from 0 to 1, e.g. 0.25");
     retries = wholeNumber(0, 100);
     line = wholeNumber(1, Number.MAX_SAFE_INTEGER, "a line number, e.g. 1000");
@@ -37218,7 +37218,7 @@ function wholeLines(bytes, line2, items) {
     return n;
   }
 }
-async function* readLines(stream, stop) {
+async function* readLines(stream, stop, name) {
   let next = 1;
   const partial = new PartialLine();
   let [first, crOnly, cr] = [true, void 0, false];
@@ -37232,8 +37232,12 @@ async function* readLines(stream, stop) {
     if (cr) all = all.subarray(0, -1);
     if (crOnly) all = Buffer.from(all.toString("latin1").replaceAll("\r", "\n"), "latin1");
     if (wide) {
-      const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
-      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, { hint });
+      const [file, to] = [shellQuote(name ?? ""), shellQuote(`${name?.replace(/(\.[a-z0-9]+)+$/i, "")}-utf8.csv`)];
+      const cat = { gz: "gzip", zst: "zstd" }[/\.(gz|zst)$/i.exec(name ?? "")?.[1]?.toLowerCase() ?? ""];
+      const iconv = `iconv -f ${wide} -t UTF-8`;
+      const convert2 = !name ? `pipe it through ${iconv}` : cat ? `${cat} -dc ${file} | ${iconv} > ${to}` : `${iconv} ${file} > ${to}`;
+      const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: ${convert2}`;
+      throw new UsageError(`${name ?? "standard input"} is ${wide} text, not UTF-8; nothing was sent`, { hint });
     }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);
@@ -37270,6 +37274,7 @@ var init_lines = __esm({
   "src/batch/lines.ts"() {
     "use strict";
     init_errors();
+    init_render();
     MAX_LINE_BYTES = 1024 * 1024;
     CR = Buffer.from("\r");
     KEPT_OF_LONG_LINE = 1024;
@@ -37422,7 +37427,7 @@ function readCsv(stream, options, format2) {
     if (out.length) yield out;
   }
   async function* rows2() {
-    for await (const { first, items } of readLines(stream, options.stopped)) {
+    for await (const { first, items } of readLines(stream, options.stopped, options.name)) {
       for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i] });
       yield* take3(false);
     }
@@ -37434,7 +37439,7 @@ function readCsv(stream, options, format2) {
   return { rows: rows2(), header: () => header };
 }
 async function* mapLines(stream, options, toRow) {
-  for await (const chunk of readLines(stream, options.stopped)) {
+  for await (const chunk of readLines(stream, options.stopped, options.name)) {
     const out = [];
     for (let i = 0; i < chunk.items.length; i++) {
       const row = toRow(chunk.first + i, chunk.items[i]);
@@ -42130,7 +42135,7 @@ async function openFile(file, options) {
       ...file,
       compression,
       format: known,
-      read: (read) => readRows(stream = inflated(import_node_fs9.default.createReadStream(file.path, { highWaterMark: 64 * 1024 })), known, read),
+      read: (read) => readRows(stream = inflated(import_node_fs9.default.createReadStream(file.path, { highWaterMark: 64 * 1024 })), known, { ...read, name: file.name }),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on("error", () => void 0).destroy()
     };

@@ -416,7 +416,8 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
       ...file,
       compression,
       format: known,
-      read: (read) => readRows((stream = inflated(fs.createReadStream(file.path, { highWaterMark: 64 * 1024 }))), known, read),
+      read: (read) =>
+        readRows((stream = inflated(fs.createReadStream(file.path, { highWaterMark: 64 * 1024 }))), known, { ...read, name: file.name }),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on('error', () => undefined).destroy(),
     };

@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
+import { shellQuote } from '../output/render.js';
 
 export const MAX_LINE_BYTES = 1024 * 1024;
 const CR = Buffer.from('\r');
@@ -119,7 +120,7 @@ export interface Stopped {
   dropped?: number;
 }
 
-export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerator<LineChunk> {
+export async function* readLines(stream: Readable, stop?: Stopped, name?: string): AsyncGenerator<LineChunk> {
   let next = 1; // the number of the next line to hand out
   const partial = new PartialLine();
   let [first, crOnly, cr] = [true, undefined as boolean | undefined, false];
@@ -135,8 +136,12 @@ export async function* readLines(stream: Readable, stop?: Stopped): AsyncGenerat
     if (cr) all = all.subarray(0, -1);
     if (crOnly) all = Buffer.from(all.toString('latin1').replaceAll('\r', '\n'), 'latin1'); // byte for byte
     if (wide) {
-      const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: iconv -f ${wide} -t UTF-8 in.csv > in-utf8.csv`;
-      throw new UsageError(`the input is ${wide} text, not UTF-8; nothing was sent`, { hint });
+      const [file, to] = [shellQuote(name ?? ''), shellQuote(`${name?.replace(/(\.[a-z0-9]+)+$/i, '')}-utf8.csv`)];
+      const cat = { gz: 'gzip', zst: 'zstd' }[/\.(gz|zst)$/i.exec(name ?? '')?.[1]?.toLowerCase() ?? ''];
+      const iconv = `iconv -f ${wide} -t UTF-8`;
+      const convert = !name ? `pipe it through ${iconv}` : cat ? `${cat} -dc ${file} | ${iconv} > ${to}` : `${iconv} ${file} > ${to}`;
+      const hint = `save it as UTF-8 (in Excel: "CSV UTF-8"), or convert it: ${convert}`;
+      throw new UsageError(`${name ?? 'standard input'} is ${wide} text, not UTF-8; nothing was sent`, { hint });
     }
     for (let at = 0; at < all.length; at += SLICE_BYTES) {
       const slice = all.subarray(at, at + SLICE_BYTES);

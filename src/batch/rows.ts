@@ -86,6 +86,8 @@ export interface ReadOptions {
   check?: RowCheck | undefined;
   /** Standard input, which a signal may stop reading. */
   stopped?: Stopped | undefined;
+  /** The file read, as named (for its messages; none: standard input). */
+  name?: string | undefined;
 }
 
 /**
@@ -336,7 +338,7 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
   }
 
   async function* rows(): AsyncGenerator<Row[]> {
-    for await (const { first, items } of readLines(stream, options.stopped)) {
+    for await (const { first, items } of readLines(stream, options.stopped, options.name)) {
       for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i]! }); // the next one last
       yield* take(false);
     }
@@ -355,7 +357,7 @@ async function* mapLines(
   options: ReadOptions,
   toRow: (line: number, text: string | BadLine) => Row | undefined,
 ): AsyncGenerator<Row[]> {
-  for await (const chunk of readLines(stream, options.stopped)) {
+  for await (const chunk of readLines(stream, options.stopped, options.name)) {
     const out: Row[] = [];
     for (let i = 0; i < chunk.items.length; i++) {
       const row = toRow(chunk.first + i, chunk.items[i]!);

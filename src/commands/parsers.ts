@@ -20,8 +20,8 @@ export const wholeNumber = (min: number, max: number, expected = `a whole number
 /** 30, 2.5, .5: no sign, no exponent, no hex. */
 const DECIMAL = /^\d*\.?\d+$/;
 
-export const seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86_400, 'a number of seconds greater than 0, e.g. 30 or 2.5');
-export const rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1_000_000, 'a number of requests per second greater than 0, e.g. 50');
+export const seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86_400, 'a number of seconds over 0 and up to 86400 (a day), e.g. 30 or 2.5');
+export const rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1_000_000, 'a number of requests per second over 0 and up to 1000000, e.g. 50');
 export const fraction = plainNumber(DECIMAL, 0, 1, 'a share from 0 to 1, e.g. 0.25');
 export const retries = wholeNumber(0, 100);
 export const line = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a line number, e.g. 1000');

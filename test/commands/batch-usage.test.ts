@@ -108,8 +108,9 @@ describe('trigger batch refuses, in-process', () => {
     for (const input of [file('in16.csv', text), file('in16-nobom.csv', text.subarray(2))]) {
       const result = await batch([input, '--failed', at('failed.csv')]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/^error: the input is UTF-16 text, not UTF-8; nothing was sent/m);
-      expect(result.stderr).toContain('iconv -f UTF-16 -t UTF-8');
+      expect(result.stderr).toMatch(/^error: .*in16(-nobom)?\.csv is UTF-16 text, not UTF-8; nothing was sent/m);
+      // The file's own name in the command (was: in.csv whatever the file, audit23).
+      expect(result.stderr).toContain(`iconv -f UTF-16 -t UTF-8 ${input} > ${input.replace(/\.csv$/, '-utf8.csv')}`);
     }
     expect(server.requests).toHaveLength(0);
   });

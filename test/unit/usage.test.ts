@@ -15,8 +15,8 @@ describe('usage errors in one style', () => {
       "error: --format 'xml' is not one of csv, ndjson or lines\n",
     ],
     [
-      "error: option '--timeout <seconds>' argument '0' is invalid. expected a number of seconds greater than 0, e.g. 30 or 2.5\n",
-      "error: --timeout '0' is not valid: expected a number of seconds greater than 0, e.g. 30 or 2.5\n",
+      "error: option '--timeout <seconds>' argument '0' is invalid. expected a number of seconds over 0 and up to 86400 (a day), e.g. 30 or 2.5\n",
+      "error: --timeout '0' is not valid: expected a number of seconds over 0 and up to 86400 (a day), e.g. 30 or 2.5\n",
     ],
     ["error: option '--value <number>' argument missing\n", 'error: --value needs a value: --value <number>\n'],
     ['(Did you mean fire?)\n', '(did you mean fire?)\n'],
