@@ -2,6 +2,7 @@
  * What an answer or a failed connection means to a person: the status words, the message and the hint for each case. Pure functions, tested
  * as a table (test/unit/messages.test.ts); client.ts keeps the connections and the retries.
  */
+import fs from 'node:fs';
 import { NetworkError, ServiceError, type AttemptInfo, type Recorded } from '../errors.js';
 import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';
 import { errorCodes, parseRetryAfter } from './retry.js';
@@ -172,7 +173,7 @@ function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: 
     hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
   } else if (proxy.code === 'ERR_PROXY_TLS') {
     message = `cannot reach ${context.where} through ${named}: ${describeNetworkError(mainCode(proxy.cause), (proxy.cause as Error)?.message ?? '')}`;
-    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; check that the proxy speaks https (else write it http://) and that both certificates are trusted (for a private certificate authority set NODE_EXTRA_CA_CERTS)`;
+    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; check that the proxy speaks https (else write it http://) and that both certificates are trusted (${privateCa()})`;
   } else if (proxy.code === 'ERR_PROXY_REFUSED') {
     message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ''} ${statusText(proxy.status ?? 0)}`.trim()}`;
     hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
@@ -180,13 +181,18 @@ function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: 
   return new NetworkError('network', `${message}${tries}`, { ...info, code: proxy.code, hint, cause: proxy });
 }
 
+/** What to do for a private certificate authority: set NODE_EXTRA_CA_CERTS, or, set, check the file it names (audit23). */
+function privateCa(file = process.env.NODE_EXTRA_CA_CERTS): string {
+  if (!file) return 'for a private certificate authority set NODE_EXTRA_CA_CERTS';
+  return `NODE_EXTRA_CA_CERTS names ${file}: check that it holds the authority's certificate in PEM (Node reads it as a process starts, and ${fs.existsSync(file) ? 'skips what is not a certificate' : 'there is no such file'})`;
+}
+
 function networkHint(codes: string[], code: string | undefined, context: ConnectionContext, notMade: boolean): string {
   if (code === 'EMFILE' || code === 'ENFILE')
     return `${notMade ? 'nothing was sent: ' : ''}the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger`;
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO')
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, '')})`;
-  if (codes.some(isTlsCode))
-    return 'nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS';
+  if (codes.some(isTlsCode)) return `nothing was sent: the TLS handshake failed before the request; ${privateCa()}`;
   if (notMade)
     return `nothing was sent; check the base URL${context.baseUrlSource ? ` (from ${context.baseUrlSource})` : ''} and that the service is up`;
   return 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';

@@ -57,4 +57,25 @@ describe('https', () => {
       box.cleanup();
     }
   });
+
+  it.each([
+    ['names no file', (dir: string) => path.join(dir, 'no-such-ca.pem'), 'there is no such file'],
+    ['names a file with no certificate', (dir: string) => write(dir, 'not-a-ca.pem', 'hello\n'), 'skips what is not a certificate'],
+  ])('NODE_EXTRA_CA_CERTS set but %s: the hint says to check that file, not to set it (audit23)', async (_, file, words) => {
+    const box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: url });
+    try {
+      const ca = file(box.home);
+      const result = await run(['fire', 't', 'u'], { env: { ...box.env, NODE_EXTRA_CA_CERTS: ca } });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain(`NODE_EXTRA_CA_CERTS names ${ca}: check that it holds the authority's certificate in PEM`);
+      expect(result.stderr).toContain(words);
+    } finally {
+      box.cleanup();
+    }
+  });
 });
+
+function write(dir: string, name: string, text: string): string {
+  fs.writeFileSync(path.join(dir, name), text);
+  return path.join(dir, name);
+}

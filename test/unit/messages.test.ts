@@ -1,13 +1,16 @@
 /**
  * What a status or a failed connection means to a person: message and hint, as a table. No server.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { describeNetworkError, networkError, serviceError, statusHint } from '../../src/client/messages.js';
 import { DecodeError } from '../../src/client/decode.js';
 import { asProxyError, ProxyError } from '../../src/client/proxy.js';
 
 const context = { triggerId: 'purchase', maskedKey: '••••WXYZ', keySource: 'TRIGGER_API_KEY', retries: 2 };
 const info = { attempts: 1, durationMs: 5, requestId: 'r1' };
+
+// The hints for a refused certificate read NODE_EXTRA_CA_CERTS (which this machine may set): here, as if unset.
+beforeEach(() => vi.stubEnv('NODE_EXTRA_CA_CERTS', ''));
 
 describe('an answer that is not a success', () => {
   it.each([
