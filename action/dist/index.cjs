@@ -36524,6 +36524,7 @@ __export(load_exports, {
   isPlainValid: () => isPlainValid,
   loadCatalog: () => loadCatalog,
   parseCatalog: () => parseCatalog,
+  spelled: () => spelled,
   triggerIdsFor: () => triggerIdsFor
 });
 function describe(value) {
@@ -36645,6 +36646,13 @@ function underflowProblems(triggers, text) {
 }
 function idProblems(triggers, lineOfKey) {
   const problems = [];
+  const forms = /* @__PURE__ */ new Map();
+  for (const key of Object.keys(triggers)) {
+    const other = forms.get(key.normalize("NFC"));
+    if (other !== void 0)
+      problems.push({ message: `triggers ${spelled(other)} and ${spelled(key)} look the same: keep one`, line: lineOfKey(key) });
+    else forms.set(key.normalize("NFC"), key);
+  }
   const owners = /* @__PURE__ */ new Map();
   for (const [key, entry] of Object.entries(triggers)) {
     for (const [profile, id] of Object.entries(entry.ids ?? {})) {
@@ -36712,7 +36720,7 @@ function idIn(key, entry, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));
 }
-var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, MAX_KEY_RESCANS, STRING_OR_NUMBER, spelled, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -36728,6 +36736,7 @@ var init_load = __esm({
     TOP_FIELDS = ["$schema", "triggers"];
     MAX_KEY_RESCANS = 64;
     STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+    spelled = (id) => JSON.stringify(id).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
     parseJson = (text) => JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
     MAX_RECORD_BYTES = 64 * 1024;
     MAX_REMEMBERED = 16;
@@ -45611,6 +45620,9 @@ async function add2(id, options, ctx) {
     const message = `trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`;
     if (Object.hasOwn(target2.data.triggers, id))
       throw new UsageError(message, { hint: `change it with: trigger triggers edit ${shellQuote(id)}` });
+    const same = Object.keys(target2.data.triggers).find((key) => key.normalize("NFC") === id.normalize("NFC"));
+    if (same !== void 0)
+      throw new UsageError(`trigger ${spelled(id)} looks the same as ${spelled(same)}, already in ${printable(target2.path)}`);
     const entry = applyFields({}, options);
     target2.save({ ...target2.data.triggers, [id]: entry });
     const { io } = ctx;

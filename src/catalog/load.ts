@@ -208,8 +208,20 @@ function underflowProblems(triggers: Record<string, unknown>, text: string): Cat
  * One id per trigger in each profile, and no name that means two triggers: a profile's own id that is another trigger's key is refused
  * whatever that trigger sends there, so that a key is never ambiguous. One walk of the own ids, however many profiles there are.
  */
+/** An id as JSON with every character past ASCII as \\u: two that look the same on screen differ in print. */
+export const spelled = (id: string) =>
+  JSON.stringify(id).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) => number | undefined): CatalogProblem[] {
   const problems: CatalogProblem[] = [];
+  // Two keys one Unicode text written two ways (é as one character, or e and an accent) read the same and send apart (audit23).
+  const forms = new Map<string, string>();
+  for (const key of Object.keys(triggers)) {
+    const other = forms.get(key.normalize('NFC'));
+    if (other !== undefined)
+      problems.push({ message: `triggers ${spelled(other)} and ${spelled(key)} look the same: keep one`, line: lineOfKey(key) });
+    else forms.set(key.normalize('NFC'), key);
+  }
   // "profile:id" (a profile name has no colon) to the trigger with that id of its own there.
   const owners = new Map<string, string>();
   for (const [key, entry] of Object.entries(triggers)) {

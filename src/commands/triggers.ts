@@ -17,6 +17,7 @@ import {
   idIn,
   loadCatalog,
   parseCatalog,
+  spelled,
   VALUE_RULES,
   type Catalog,
   type CatalogData,
@@ -195,6 +196,9 @@ export async function add(id: string, options: EntryOptions, ctx: Context): Prom
     const message = `trigger ${JSON.stringify(id)} is already in ${printable(target.path)}`;
     if (Object.hasOwn(target.data.triggers, id))
       throw new UsageError(message, { hint: `change it with: trigger triggers edit ${shellQuote(id)}` });
+    const same = Object.keys(target.data.triggers).find((key) => key.normalize('NFC') === id.normalize('NFC'));
+    if (same !== undefined)
+      throw new UsageError(`trigger ${spelled(id)} looks the same as ${spelled(same)}, already in ${printable(target.path)}`);
     const entry = applyFields({}, options);
     target.save({ ...target.data.triggers, [id]: entry });
     const { io } = ctx;

@@ -60,6 +60,21 @@ describe('trigger triggers add / edit / remove', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(before);
   });
 
+  it('an id that looks the same as one there (é as one character, or e and an accent) is exit 2, both spelled; such a catalog is unusable (audit23)', async () => {
+    writeCatalog();
+    expect((await trigger(['triggers', 'add', 'cafe\u0301', '--name', 'Coffee'])).code).toBe(0);
+    const before = fs.readFileSync(file, 'utf8');
+    const again = await trigger(['triggers', 'add', 'caf\u00e9', '--name', 'Coffee']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('error: trigger "caf\\u00e9" looks the same as "cafe\\u0301", already in');
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    // Written by hand: the catalog says which two, and nothing is sent with it.
+    fs.writeFileSync(file, JSON.stringify({ triggers: { 'caf\u00e9': { name: 'a' }, 'cafe\u0301': { name: 'b' } } }));
+    const checked = await trigger(['triggers', 'check']);
+    expect(checked.code).toBe(2);
+    expect(checked.stdout + checked.stderr).toContain('triggers "caf\\u00e9" and "cafe\\u0301" look the same: keep one');
+  });
+
   it('edit changes fields and the id a profile uses; a change that would give two triggers one id is refused, the file untouched', async () => {
     writeCatalog();
     expect((await trigger(['triggers', 'edit', 'purchase', '--max', '500', '--name', 'Purchase'])).code).toBe(0);
