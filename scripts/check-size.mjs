@@ -38,11 +38,11 @@
 // the kept start of a line over 1 MiB never sent by a replay (audit23, +5); an https:// proxy's failed handshake named with the
 // service, and no DEP0123 warning for a proxy named by its IP (audit23, +16); a UTF-16 input's iconv command names its file (+8);
 // a refused certificate's hint checks the NODE_EXTRA_CA_CERTS file when it is set (audit23, +6); catalog keys one text
-// written two ways (NFC) refused (audit23, +16).
+// written two ways (NFC) refused (audit23, +16); a broken config file's hint moves it aside, not deletes it (audit23, +3).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_943;
+const BUDGET = 11_946;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -36182,7 +36182,8 @@ function readConfig(file) {
     data = JSON.parse(text);
   } catch (error2) {
     const message = `config file ${file} is not valid JSON (${error2.message}); it was left untouched`;
-    throw new ConfigError(message, { hint: `fix or delete it, then run: trigger config set-key` });
+    const hint = `fix it by hand (it holds every profile's settings), or move it aside and start again: mv ${shellQuote(file)} ${shellQuote(`${file}.broken`)} && trigger config set-key`;
+    throw new ConfigError(message, { hint });
   }
   if (typeof data !== "object" || data === null || Array.isArray(data))
     throw new ConfigError(`config file ${file} does not hold a JSON object; it was left untouched`);
@@ -36227,6 +36228,7 @@ var init_store = __esm({
     init_atomic_write();
     init_errno();
     init_errors();
+    init_render();
     init_lock();
     SETTINGS2 = {
       "api-key": {

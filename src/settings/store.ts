@@ -11,6 +11,7 @@ import path from 'node:path';
 import { makeFolders, writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
+import { shellQuote } from '../output/render.js';
 import { withLock, type LockOptions } from '../lock.js';
 
 export interface Profile {
@@ -82,7 +83,9 @@ export function readConfig(file: string): ConfigData {
     data = JSON.parse(text);
   } catch (error) {
     const message = `config file ${file} is not valid JSON (${(error as Error).message}); it was left untouched`;
-    throw new ConfigError(message, { hint: `fix or delete it, then run: trigger config set-key` });
+    // Not "delete it": it holds every profile (audit23); moved aside, nothing is lost.
+    const hint = `fix it by hand (it holds every profile's settings), or move it aside and start again: mv ${shellQuote(file)} ${shellQuote(`${file}.broken`)} && trigger config set-key`;
+    throw new ConfigError(message, { hint });
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new ConfigError(`config file ${file} does not hold a JSON object; it was left untouched`);

@@ -311,6 +311,11 @@ describe('trigger fire: usage errors send nothing and exit 2', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(file);
     expect(result.stderr).toContain('not valid JSON');
+    // Not "delete it": it holds every profile's settings (audit23); moved aside, nothing is lost.
+    expect(result.stderr).toContain(
+      `fix it by hand (it holds every profile's settings), or move it aside and start again: mv ${file} ${file}.broken`,
+    );
+    expect(result.stderr).not.toContain('delete');
     expect(fs.readFileSync(file, 'utf8')).toBe('{"profiles": {"default": {"apiKey": "k_1"');
     expect(server.requests).toHaveLength(0);
   });
