@@ -1,12 +1,11 @@
 /**
- * The catalog (triggers.json): what a team knows about its triggers, read and checked. Loaded only
- * when a catalog is found (see find.ts), so a command without one pays nothing for it.
+ * The catalog (triggers.json): what a team knows about its triggers, read and checked. Loaded only when a catalog is found (see find.ts),
+ * so a command without one pays nothing for it.
  *
  *   { "$schema": "...", "triggers": { "<id>": { "name", "value", "min", "max", "deprecated", "description", "ids" } } }
  *
- * The rules here are the ones triggers.schema.json states (test/unit/catalog-schema.test.ts holds
- * them together), plus those a JSON Schema cannot state: min not above max, and one id per trigger
- * in each profile.
+ * The rules here are the ones triggers.schema.json states (test/unit/catalog-schema.test.ts holds them together), plus those a JSON Schema
+ * cannot state: min not above max, and one id per trigger in each profile.
  */
 import type fs from 'node:fs';
 import path from 'node:path';

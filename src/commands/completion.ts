@@ -1,15 +1,12 @@
 /**
- * trigger completion <bash|zsh|fish> prints a small script per shell that, on every Tab, asks the tool
- * itself what may come next: `trigger __complete <word>...`, with the words after `trigger`, the last
- * one the word being completed (empty for a new one). The answer is one candidate a line,
- * `value<TAB>description`, then a last line `:files` when the shell should also offer file names,
- * else `:plain`.
+ * trigger completion <bash|zsh|fish> prints a small script per shell that, on every Tab, asks the tool itself what may come next:
+ * `trigger __complete <word>...`, with the words after `trigger`, the last one the word being completed (empty for a new one). The answer
+ * is one candidate a line, `value<TAB>description`, then a last line `:files` when the shell should also offer file names, else `:plain`.
  *
- * The answer comes from the commander tree itself (commands, options, fixed choices) and from the
- * user's files (profile names, the catalog's triggers), so the scripts hold no list: the three shells
- * share one source of truth, never drift from the program, and an upgraded trigger completes its new
- * options without a new script. __complete runs on every Tab: this module imports nothing that a
- * command needs. How to install each script is in its first lines and in the command's help.
+ * The answer comes from the commander tree itself (commands, options, fixed choices) and from the user's files (profile names, the
+ * catalog's triggers), so the scripts hold no list: the three shells share one source of truth, never drift from the program, and an
+ * upgraded trigger completes its new options without a new script. __complete runs on every Tab: this module imports nothing that a command
+ * needs. How to install each script is in its first lines and in the command's help.
  */
 import { Argument, type Command, type Option } from 'commander';
 import type { Output } from '../output/io.js';
