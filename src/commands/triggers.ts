@@ -276,10 +276,7 @@ export type CheckOptions = ImportOptions & { json?: boolean; trigger?: string };
 
 type FileProblem = { file: string; line: number | null; message: string };
 
-/**
- * Checks the catalog and every row of the given batch files, sending nothing. Exit 1 for any bad
- * row, 2 when the catalog itself cannot be used.
- */
+/** Checks the catalog and every row of the batch files, sending nothing: exit 1 for a bad row, 2 when the catalog cannot be used. */
 export async function check(files: string[], options: CheckOptions, ctx: Context): Promise<void> {
   const { io, env } = ctx;
   const where = found(options, ctx)!;

@@ -291,10 +291,7 @@ function eachAt(haystack: string, needle: string, found: (at: number) => void): 
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) found(at);
 }
 
-/**
- * The ranges of `text` where a form of the key stands in `view`: each whole form, and with `pieces`
- * each run of a form at least its minPiece long.
- */
+/** The ranges of `text` where a form of the key stands in `view`: each whole form, and with `pieces` each run of minPiece or more. */
 function formRanges(text: string, view: View, secret: Secret, pieces: boolean, ranges: Range[]): void {
   const add = (start: number, end: number, whole = true) => {
     const [from, to] = view.at ? [view.at[start]!, view.at[end]!] : [start, end];
