@@ -1,7 +1,6 @@
 /**
- * SIGINT, SIGTERM and SIGHUP all stop a command the same way: Ctrl-C, `timeout`, `docker stop`,
- * Kubernetes, systemd and a cancelled CI job must each get the summary, the kept rows and the JSON
- * object that Ctrl-C gets. While a handler is installed Node does not die of these signals.
+ * SIGINT, SIGTERM and SIGHUP stop a command alike: Ctrl-C, `timeout`, `docker stop`, Kubernetes, systemd and a cancelled CI job must each
+ * get the summary, the kept rows and the JSON object that Ctrl-C gets. While a handler is installed Node does not die of these signals.
  */
 import { STOP_SIGNALS, type StopSignal } from './errors.js';
 

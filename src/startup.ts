@@ -150,9 +150,8 @@ function ownedPrivately(stat: fs.Stats | fs.BigIntStats): boolean {
 }
 
 /**
- * Whether the cache folder can be trusted: a real folder, this user's, that no one else can write to.
- * One that does not exist is made (0700) when `make` is set. One that is not trusted is left as it is
- * (an existing folder keeps its mode): the cache is not used, a slower start.
+ * Whether the cache folder can be trusted: a real folder, this user's, that no one else can write to. One that does not exist is made
+ * (0700) when `make` is set. One not trusted is left as it is (an existing folder keeps its mode): the cache is not used, a slower start.
  */
 function privateFolder(dir: string, make: boolean): boolean {
   try {

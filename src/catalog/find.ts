@@ -40,9 +40,8 @@ export function findCatalog({ cwd, env, flag }: FindCatalogOptions): FoundCatalo
 }
 
 /**
- * Whether a catalog is there. A folder of that name is not one; anything else is, and a FIFO or a
- * device named triggers.json is refused when read (file.ts) rather than passed over, which would
- * send events unchecked. A folder that cannot be searched (EACCES) is as good as no file.
+ * Whether a catalog is there. A folder of that name is not one; anything else is, and a FIFO or a device named triggers.json is refused
+ * when read (file.ts) rather than passed over, which would send events unchecked. An unsearchable folder (EACCES) is as good as no file.
  */
 function exists(file: string): boolean {
   try {

@@ -237,9 +237,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
 
 /**
  * The time limits of attempts that all have the same length: deadlines come in the order the attempts started, so a list in that order and
- * one timer for the oldest are enough. An attempt takes itself out of the list when it ends (two links, no search), so an ended attempt is
- * let go of at once, however long an older one stays in flight. The timer does not keep Node running: an attempt in flight has a socket
- * that does.
+ * one timer for the oldest are enough. An attempt takes itself out of the list when it ends (two links, no search), so it is freed at once,
+ * however long an older one stays in flight. The timer does not keep Node running: an attempt in flight has a socket that does.
  */
 export class Deadlines {
   #oldest: Attempt | undefined;

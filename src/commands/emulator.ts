@@ -34,9 +34,8 @@ function showId(id: string): string {
 }
 
 /**
- * The warning for a --host other machines can reach (0.0.0.0, ::, an address of a network interface,
- * a host name), undefined on loopback: the emulator speaks plain http, so its key and every event
- * cross that network in clear, and anyone there who learns the key can record events.
+ * The warning for a --host other machines can reach (0.0.0.0, ::, an interface's address, a host name), undefined on loopback: the emulator
+ * speaks plain http, so its key and every event cross that network in clear, and anyone there who learns the key can record events.
  */
 export function exposureWarning(host: string): string | undefined {
   const bare = host.toLowerCase().replace(/^\[|\]$/g, '');

@@ -216,9 +216,8 @@ Where another profile's account uses another id: trigger triggers edit ${printab
 }
 
 /**
- * After a new catalog is written: the package's schema its "$schema" names, copied beside it where
- * nothing else has it (replaced whole, never through a link). A file of that name that is not a
- * trigger catalog schema (another title, or no JSON) is left alone: it is someone's own.
+ * For a new catalog: the package's schema its "$schema" names, copied beside it where nothing else has it (replaced whole, never through
+ * a link). A file of that name that is no trigger catalog schema (another title, or no JSON) is left alone: it is someone's own.
  */
 function writeSchema({ schema }: WriteTarget, io: Output): void {
   if (schema?.copyFrom === undefined || schema.copyTo === undefined) return;

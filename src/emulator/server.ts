@@ -351,10 +351,9 @@ async function listen(server: http.Server, host: string, port: number): Promise<
 }
 
 /**
- * Opens the log for appending, once; each event is written synchronously, so its line is on disk before the 200 goes out. Opening a FIFO
- * that no one reads blocks until someone does, before the emulator listens, with nothing said: a FIFO is first opened without blocking,
- * which fails at once (ENXIO) when it has no reader; with one, it is opened again as usual, so that writes wait for a slow reader rather
- * than fail.
+ * Opens the log for appending, once; each event is written synchronously, so its line is on disk before the 200 goes out. Opening a FIFO no
+ * one reads blocks until someone does, before the emulator listens, with nothing said: a FIFO is first opened without blocking, which fails
+ * at once (ENXIO) without a reader; with one, it is opened again as usual, so that writes wait for a slow reader rather than fail.
  */
 function openLog(file: string): number {
   try {

@@ -8,9 +8,8 @@
 import { maskKey } from '../settings/validate.js';
 
 /**
- * The shortest piece of a key that is masked on its own in server text: ten characters of a random
- * key are ~60 bits of it, while shorter runs would mask ordinary text (a live key's `sk_live_` prefix
- * is eight). Of its hex, twice as many digits; of its base64, BASE64_PIECE characters.
+ * The shortest piece of a key masked on its own in server text: ten characters of a random key are ~60 bits, while shorter runs would mask
+ * ordinary text (a live key's `sk_live_` prefix is eight). Of its hex, twice as many digits; of its base64, BASE64_PIECE characters.
  */
 const MIN_PIECE = 10;
 
@@ -276,9 +275,8 @@ function decode(text: string, references: boolean): View[] {
 }
 
 /**
- * The views the key is looked for in: the text as it is, and when it holds escapes, each pass of
- * decoding them (a key that holds `%`, `\` or `&` itself is changed by a pass, so every pass is
- * searched); for a key holding `&`, also the passes that leave character references as they are.
+ * The views the key is looked for in: the text as it is, and when it holds escapes, each decoding pass (a key holding `%`, `\` or `&`
+ * itself is changed by a pass, so each pass is searched); for a key holding `&`, also passes that leave character references as they are.
  */
 function views(text: string, secret: Secret): View[] {
   const decoded = decode(text, true);

@@ -1,7 +1,6 @@
 /**
- * An ora spinner on stderr, only where a person is watching: stderr is a terminal that reports a size
- * (a pty nobody sized reports 0 columns, and ora then redraws forever), it is not TERM=dumb, and CI is
- * not set. ora is loaded in the background so the request does not wait for it.
+ * An ora spinner on stderr, only where a person is watching: stderr is a terminal that reports a size (a pty nobody sized says 0 columns,
+ * and ora redraws forever), it is not TERM=dumb, and CI is not set. ora loads in the background so the request does not wait for it.
  */
 export interface Spinner {
   stop(): void;

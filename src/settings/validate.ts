@@ -28,8 +28,7 @@ function describeKeyCharacter(char: string): string {
 /**
  * The shortest key taken (docs/choices.md). A key is masked wherever it appears in what the tool writes, the user's own data included; a
  * short key (`abc`, `purchase`) equals ordinary data and would mask it (`"triggerId":"••••"`) while files that must replay keep it. Real
- * keys are random and much longer; twelve characters is also where masking can look for pieces of a key and its base64 (redact.ts,
- * SHORT_KEY).
+ * keys are random and much longer; twelve is also where masking looks for pieces of a key and its base64 (redact.ts, SHORT_KEY).
  */
 export const MIN_KEY_LENGTH = 12;
 
@@ -104,9 +103,8 @@ export function versionedBaseUrlWarning(baseUrl: BaseUrl, source?: string): stri
 }
 
 /**
- * The cleartext rule applied to where the key actually travels: an http:// base URL on loopback is
- * fine, unless a proxy that is not on loopback carries the request (the key would then cross the
- * network in clear to the proxy). `proxy` is the proxy in effect for the base URL, if any.
+ * The cleartext rule applied to where the key travels: an http:// base URL on loopback is fine, unless a proxy that is not on loopback
+ * carries the request (the key would cross the network in clear to the proxy). `proxy` is the proxy in effect for the base URL, if any.
  */
 export function checkCleartext(baseUrl: BaseUrl, proxy: string | undefined, allowHttp: boolean): void {
   if (baseUrl.secure || allowHttp || proxy === undefined) return;
