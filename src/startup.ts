@@ -35,9 +35,8 @@ export function start(bundle: string): void {
 /**
  * First, before anything reads the API key: Node opens its inspector (a debugger on 127.0.0.1:9229, which any local user can connect to and
  * read process.env from) on SIGUSR1, unless the process has a SIGUSR1 listener of its own. So the signal is taken and ignored. One that
- * came during Node's own start-up has opened the inspector or is about to: it is closed now, and again after the event loop's first turn
- * (Node starts it from an interrupt and again from the loop), unless the user started Node with --inspect. process._debugEnd does nothing
- * when no inspector listens.
+ * came during start-up has opened the inspector or is about to: it is closed now and after the event loop's first turn (Node starts it from
+ * an interrupt and again from the loop), unless Node was started with --inspect. process._debugEnd does nothing without an inspector.
  */
 function guardInspector(): void {
   if (process.platform === 'win32') return; // no SIGUSR1

@@ -63,9 +63,8 @@ export interface FireOptions {
    */
   stopRetries?: AbortSignal;
   /**
-   * Told of every attempt as it ends, synchronously and with numbers only (nothing is allocated for
-   * it): the status (0 when no answer came), the attempt's round trip in ms, whether it timed out,
-   * and for a 429 or 503 the Retry-After in ms (-1 when none was given). For --concurrency auto.
+   * Told of every attempt as it ends, synchronously and with numbers only (nothing allocated): the status (0 when no answer came), the
+   * attempt's round trip in ms, whether it timed out, and for a 429 or 503 the Retry-After in ms (-1 for none). For --concurrency auto.
    */
   onAttempt?: (status: number, ms: number, timedOut: boolean, retryAfterMs: number) => void;
   /** A 429 or 503 is not retried here but thrown at once: the caller sends the event again later. */

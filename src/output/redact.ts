@@ -37,9 +37,8 @@ const MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
 type Stretch = [start: number, text: string];
 
 /**
- * One form of the key, and how it is looked for. Every form is found whole; one with `minPiece`
- * also as a run of that many of its characters in server text, through its `stretches`: a run of
- * minPiece characters holds one of the stretches of minPiece / 2 that start at a multiple of that.
+ * One form of the key, and how it is looked for. Every form is found whole; one with `minPiece` also as a run of that many characters in
+ * server text, through its `stretches`: such a run holds one of the stretches of minPiece / 2 that start at a multiple of that.
  */
 interface Form {
   text: string;
