@@ -3,7 +3,7 @@
  * imports nothing of the client at run time (service.ts turns the options into one).
  */
 import type { Readable } from 'node:stream';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../client/retry.js';
 import type { Output } from '../output/io.js';
 import * as parse from './parsers.js';
@@ -49,12 +49,8 @@ export function addSettingsOptions(command: Command): Command {
 
 export function addServiceOptions(command: Command): Command {
   return addSettingsOptions(command)
-    .addOption(new Option('--timeout <seconds>', 'time limit for each attempt').argParser(parse.seconds).default(DEFAULT_TIMEOUT_SECONDS))
-    .addOption(
-      new Option('--retries <n>', 'retries when the event cannot have been recorded (no connection, 429, 503)')
-        .argParser(parse.retries)
-        .default(DEFAULT_RETRIES),
-    )
+    .option('--timeout <seconds>', 'time limit for each attempt', parse.seconds, DEFAULT_TIMEOUT_SECONDS)
+    .option('--retries <n>', 'retries when the event cannot have been recorded (no connection, 429, 503)', parse.retries, DEFAULT_RETRIES)
     .option('--json', 'print one JSON object per result on stdout')
     .option('-q, --quiet', 'print nothing on success')
     .option('--verbose', 'print the request and response on stderr (key masked)')
