@@ -259,10 +259,9 @@ function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; st
   const [file, ...more] = input.files;
   if (file && !more.length && !file.compression && file.format !== 'parquet' && !options.shard) {
     const header = FORMAT_TABLE[file.format].kind === 'csv' ? 1 : 0;
-    void countLines(file.path).then(
-      (n) => (total = Math.max(0, n - header)),
-      () => undefined,
-    );
+    void countLines(file.path)
+      .then((n) => (total = Math.max(0, n - header)))
+      .catch(() => undefined);
   }
   return new Progress(io, render, { plain: !spinnerWanted(run.env, io.terminal) });
 }
