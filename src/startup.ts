@@ -134,9 +134,7 @@ function writeCache(cli: Cli, script: vm.Script, cacheFile: string, names: Recor
  * A file as the kernel knows it: what changes with any write, chmod, chown, rename or copy. The change time carries it (which no one can
  * set: any write, chmod, chown or rename moves it to the present), and the birth time, where a file system has no change time of its own.
  */
-function fileIdentity(stat: fs.BigIntStats): string {
-  return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs].join(':');
-}
+const fileIdentity = (stat: fs.BigIntStats) => [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs].join(':');
 
 /** Windows: the folder's access list decides. */
 export function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {

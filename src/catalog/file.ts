@@ -68,9 +68,7 @@ function cannotRead(file: string, error: unknown): ConfigError {
 }
 
 /** For a message about `hop`, on the way from the file `named`: which link it is, if it is one. */
-function through(named: string, hop: string): string {
-  return hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`;
-}
+const through = (named: string, hop: string) => (hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`);
 
 /**
  * A catalog the search found is trusted only when no user other than the running one (and root) can

@@ -58,9 +58,7 @@ function describe(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : JSON.stringify(value);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The line (1-based) of an offset in text, counted on from the offset asked before (they come mostly in order). */
 function lineFinder(text: string): (offset: number) => number {

@@ -50,9 +50,7 @@ async function shown(name: SettingName, profileName: string, profile: Profile | 
   return name === 'api-key' ? maskKey(value) : value;
 }
 
-function where(profile: string, file: string): string {
-  return `profile "${profile}" (${file})`;
-}
+const where = (profile: string, file: string) => `profile "${profile}" (${file})`;
 
 /**
  * What a config command works on: the file, what it holds (a corrupt file stops here, before any prompt), the profile in effect (--profile,

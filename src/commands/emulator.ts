@@ -29,9 +29,7 @@ export interface EmulatorCommandOptions
 const clock = (iso: string) => iso.slice(11, 23);
 
 /** Shows an id as it is, or quoted (control characters escaped) when it has spaces or invisible characters. */
-function showId(id: string): string {
-  return id === '' || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
-}
+const showId = (id: string) => (id === '' || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id);
 
 /**
  * The warning for a --host other machines can reach (0.0.0.0, ::, an interface's address, a host name), undefined on loopback: the emulator

@@ -101,9 +101,7 @@ export function toJson(fields: Record<string, unknown>): string {
 }
 
 /** A value from the server (a parsed body or its text) as JSON text, pieces of the key masked. */
-function serverJson(value: unknown, mask: ServerMask): Raw {
-  return { [RAW]: mask.serverJson(JSON.stringify(value ?? null)) };
-}
+const serverJson = (value: unknown, mask: ServerMask): Raw => ({ [RAW]: mask.serverJson(JSON.stringify(value ?? null)) });
 
 /** A string from the server (a header, a message), pieces of the key masked. */
 const serverText = (text: string | undefined, mask: ServerMask) => (text === undefined ? undefined : mask.server(text));
