@@ -106,8 +106,7 @@ const PRINT_ONLY = new Set(['completion', 'status', 'config path', 'config get',
 export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
   const io = context.io ?? new Output();
   const env = context.env ?? cliEnvironment(process.env);
-  // Until the options are parsed (a preAction hook takes the mode from them), a usage error can only
-  // be rendered by a look at the words typed.
+  // Until the options are parsed (a preAction hook takes the mode from them), a usage error can only be rendered from the words typed.
   const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };
   try {
     // No command is asking for the help (as gh: stdout, exit 0); `trigger help frie` is `trigger frie`, not a help with no word of the typo.

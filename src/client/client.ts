@@ -151,8 +151,7 @@ export class TriggerClient {
     const event = 'path' in input ? input : prepareEvent(input);
     if (!this.#dispatcher) await this.ready(); // loading undici is start-up, not the service's time
     const started = monotonicMs();
-    // A small loop, the judging done in #judge: an await saves and restores all of a function's
-    // locals, and at batch rates that was measurable.
+    // A small loop, the judging done in #judge: an await saves and restores all of a function's locals, measurably at batch rates.
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.#attempt(event, attempt, options.signal, attempt === 1 ? started : monotonicMs());
       const next = this.#judge(event, outcome, attempt, started, options);

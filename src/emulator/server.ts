@@ -273,8 +273,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const send = () => {
       const { headers, ...entry } = answer;
       if (admitted) rules.working--;
-      // A client that gave up waiting still had its event recorded (and logged): report it all the
-      // same, so that the console and --log always agree.
+      // A client that gave up had its event recorded (and logged) all the same: report it, so the console and --log always agree.
       if (!res.destroyed) {
         if (closing) res.setHeader('connection', 'close');
         const text = JSON.stringify(entry.event ? { success: true } : { success: false, error: entry.error });

@@ -27,8 +27,7 @@ export class Output {
 
   constructor(streams: Streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
-    // Without a listener, a write error on stdout is thrown from the event loop: a stack trace and
-    // exit 1 ("refused") for an event that was accepted.
+    // Without a listener, a stdout write error is thrown from the event loop: a stack trace and exit 1 ("refused") for an accepted event.
     streams.stdout.on('error', (error: NodeJS.ErrnoException) => this.#stdoutFailed(error));
   }
 
