@@ -35,9 +35,7 @@ const NOT_CONNECTED = new Set<string>([
 export function errorCodes(error: unknown): string[] {
   const codes: string[] = [];
   let e = error as { code?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e) {
-    if (typeof e.code === 'string') codes.push(e.code);
-  }
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e) if (typeof e.code === 'string') codes.push(e.code);
   return codes;
 }
 
