@@ -29,13 +29,8 @@ export async function collectStatus(options: StatusOptions, { env, cwd }: Contex
   const baseUrl = settings && url ? { url: settings.baseUrl.href, source: url[1], from: url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env);
   // The trigger catalog in effect, and how many triggers it holds (null when it cannot be used).
-  const catalog = world.catalog
-    ? {
-        path: world.catalog.path,
-        source: world.catalog.source,
-        triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null,
-      }
-    : null;
+  const triggers = world.catalog?.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null;
+  const catalog = world.catalog ? { path: world.catalog.path, source: world.catalog.source, triggers } : null;
   // Read a moment ago (one that cannot be read stopped the resolution), so only its absence is left.
   const stat = fs.statSync(configFile, { throwIfNoEntry: false });
   const mode = stat ? (stat.mode & 0o777).toString(8).padStart(4, '0') : null;
