@@ -801,9 +801,7 @@ var init_response = __esm({
 function errorCodes(error2) {
   const codes = [];
   let e = error2;
-  for (let depth = 0; e && depth < 5; depth++, e = e.cause) {
-    if (typeof e.code === "string") codes.push(e.code);
-  }
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause) if (typeof e.code === "string") codes.push(e.code);
   return codes;
 }
 function isConnectionNotMade(error2) {
@@ -1042,20 +1040,23 @@ function proxyNetworkError(proxy, context, info2, tries) {
     hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
   } else if (proxy.code === "ERR_PROXY_TLS") {
     message = `cannot reach ${context.where} through ${named}: ${describeNetworkError(mainCode(proxy.cause), proxy.cause?.message ?? "")}`;
-    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; check that the proxy speaks https (else write it http://) and that both certificates are trusted (for a private certificate authority set NODE_EXTRA_CA_CERTS)`;
+    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; check that the proxy speaks https (else write it http://) and that both certificates are trusted (${privateCa()})`;
   } else if (proxy.code === "ERR_PROXY_REFUSED") {
     message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ""} ${statusText(proxy.status ?? 0)}`.trim()}`;
     hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
   }
   return new NetworkError("network", `${message}${tries}`, { ...info2, code: proxy.code, hint, cause: proxy });
 }
+function privateCa(file = process.env.NODE_EXTRA_CA_CERTS) {
+  if (!file) return "for a private certificate authority set NODE_EXTRA_CA_CERTS";
+  return `NODE_EXTRA_CA_CERTS names ${file}: check that it holds the authority's certificate in PEM (Node reads it as a process starts, and ${import_node_fs.default.existsSync(file) ? "skips what is not a certificate" : "there is no such file"})`;
+}
 function networkHint(codes, code, context, notMade) {
   if (code === "EMFILE" || code === "ENFILE")
     return `${notMade ? "nothing was sent: " : ""}the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger`;
   if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "EPROTO")
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, "")})`;
-  if (codes.some(isTlsCode))
-    return "nothing was sent: the TLS handshake failed before the request; for a private certificate authority set NODE_EXTRA_CA_CERTS";
+  if (codes.some(isTlsCode)) return `nothing was sent: the TLS handshake failed before the request; ${privateCa()}`;
   if (notMade)
     return `nothing was sent; check the base URL${context.baseUrlSource ? ` (from ${context.baseUrlSource})` : ""} and that the service is up`;
   return "the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried";
@@ -1065,10 +1066,11 @@ function describeNetworkError(code, message) {
   if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
-var MAX_RETRY_AFTER_MS, STATUS_TEXT, UNREADABLE, CLOSED, REASONS;
+var import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, UNREADABLE, CLOSED, REASONS;
 var init_messages = __esm({
   "src/client/messages.ts"() {
     "use strict";
+    import_node_fs = __toESM(require("node:fs"), 1);
     init_errors();
     init_response();
     init_retry();
@@ -2285,7 +2287,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path18 = require("node:path");
-    var fs20 = require("node:fs");
+    var fs21 = require("node:fs");
     var process9 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -3279,7 +3281,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs20.existsSync(executableFile)) return;
+        if (fs21.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -3298,10 +3300,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path18.resolve(baseDir, baseName);
-          if (fs20.existsSync(localBin)) return localBin;
+          if (fs21.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path18.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs20.existsSync(`${localBin}${ext}`)
+            (ext) => fs21.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -3313,7 +3315,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs20.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs21.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -5213,49 +5215,49 @@ function writeFileAtomic(target2, text, options = {}) {
   let file = target2;
   if (options.follow !== false) {
     try {
-      file = import_node_fs.default.realpathSync(target2);
+      file = import_node_fs2.default.realpathSync(target2);
     } catch {
     }
   }
   let mode2 = options.mode ?? 420;
   if (!options.forceMode) {
-    const stat = import_node_fs.default.lstatSync(file, { throwIfNoEntry: false });
+    const stat = import_node_fs2.default.lstatSync(file, { throwIfNoEntry: false });
     if (stat && !stat.isSymbolicLink()) mode2 = stat.mode & 511;
   }
   const temp = import_node_path.default.join(import_node_path.default.dirname(file), `.${import_node_path.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
   try {
-    fd = import_node_fs.default.openSync(temp, "wx", mode2);
-    import_node_fs.default.writeFileSync(fd, text);
-    import_node_fs.default.fchmodSync(fd, mode2);
-    import_node_fs.default.fsyncSync(fd);
-    import_node_fs.default.closeSync(fd);
+    fd = import_node_fs2.default.openSync(temp, "wx", mode2);
+    import_node_fs2.default.writeFileSync(fd, text);
+    import_node_fs2.default.fchmodSync(fd, mode2);
+    import_node_fs2.default.fsyncSync(fd);
+    import_node_fs2.default.closeSync(fd);
     fd = void 0;
     options.beforeReplace?.();
-    import_node_fs.default.renameSync(temp, file);
+    import_node_fs2.default.renameSync(temp, file);
   } catch (error2) {
-    if (fd !== void 0) import_node_fs.default.closeSync(fd);
-    import_node_fs.default.rmSync(temp, { force: true });
+    if (fd !== void 0) import_node_fs2.default.closeSync(fd);
+    import_node_fs2.default.rmSync(temp, { force: true });
     throw error2;
   }
 }
 function makeFolders(dir) {
   const missing = [];
-  for (let folder = import_node_path.default.resolve(dir); !import_node_fs.default.existsSync(folder) && import_node_path.default.dirname(folder) !== folder; folder = import_node_path.default.dirname(folder))
+  for (let folder = import_node_path.default.resolve(dir); !import_node_fs2.default.existsSync(folder) && import_node_path.default.dirname(folder) !== folder; folder = import_node_path.default.dirname(folder))
     missing.unshift(folder);
   for (const folder of missing) {
     try {
-      import_node_fs.default.mkdirSync(folder, { mode: 448 });
+      import_node_fs2.default.mkdirSync(folder, { mode: 448 });
     } catch (error2) {
       if (error2.code !== "EEXIST") throw error2;
     }
   }
 }
-var import_node_fs, import_node_path;
+var import_node_fs2, import_node_path;
 var init_atomic_write = __esm({
   "src/atomic-write.ts"() {
     "use strict";
-    import_node_fs = __toESM(require("node:fs"), 1);
+    import_node_fs2 = __toESM(require("node:fs"), 1);
     import_node_path = __toESM(require("node:path"), 1);
   }
 });
@@ -5291,19 +5293,19 @@ function ownedPrivately(stat) {
 function readMine(file, read) {
   let fd;
   try {
-    fd = import_node_fs2.default.openSync(file, import_node_fs2.default.constants.O_RDONLY | (import_node_fs2.default.constants.O_NOFOLLOW || 0) | (import_node_fs2.default.constants.O_NONBLOCK || 0));
-    const stat = import_node_fs2.default.fstatSync(fd, { bigint: true });
+    fd = import_node_fs3.default.openSync(file, import_node_fs3.default.constants.O_RDONLY | (import_node_fs3.default.constants.O_NOFOLLOW || 0) | (import_node_fs3.default.constants.O_NONBLOCK || 0));
+    const stat = import_node_fs3.default.fstatSync(fd, { bigint: true });
     return stat.isFile() && ownedPrivately(stat) ? read(fd, stat) : void 0;
   } catch {
     return void 0;
   } finally {
-    if (fd !== void 0) import_node_fs2.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs3.default.closeSync(fd);
   }
 }
 function readOwnRecord(file, limit) {
   const data = readMine(
     file,
-    (fd, stat) => stat.size <= BigInt(limit) ? JSON.parse(import_node_fs2.default.readFileSync(fd, "utf8")) : void 0
+    (fd, stat) => stat.size <= BigInt(limit) ? JSON.parse(import_node_fs3.default.readFileSync(fd, "utf8")) : void 0
   );
   return typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
 }
@@ -5338,11 +5340,11 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var import_node_fs2, off, MAX_RECORDS_BYTES, undoFlags, youngGenerationCap;
+var import_node_fs3, off, MAX_RECORDS_BYTES, undoFlags, youngGenerationCap;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
-    import_node_fs2 = __toESM(require("node:fs"), 1);
+    import_node_fs3 = __toESM(require("node:fs"), 1);
     init_atomic_write();
     init_paths();
     init_version();
@@ -35906,7 +35908,7 @@ __export(lock_exports, {
 });
 function procStat(pid) {
   try {
-    const stat = import_node_fs3.default.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = import_node_fs4.default.readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return { state: fields[0], start: fields[19] };
   } catch {
@@ -35917,7 +35919,7 @@ function thisProcess() {
   if (self) return self;
   let pidns;
   try {
-    pidns = import_node_fs3.default.readlinkSync("/proc/self/ns/pid");
+    pidns = import_node_fs4.default.readlinkSync("/proc/self/ns/pid");
   } catch {
   }
   return self = { pid: process.pid, host: import_node_os3.default.hostname(), start: procStat(process.pid)?.start, pidns };
@@ -35941,11 +35943,11 @@ function stillRuns(pid, recordedStart) {
 function look(lock, rules) {
   let text = "";
   try {
-    const stat = import_node_fs3.default.lstatSync(lock);
+    const stat = import_node_fs4.default.lstatSync(lock);
     if (stat.isDirectory()) return heldBy(lock, `its lock ${lock} is a folder, not a lock file`, `remove it: rm -r ${lock}`);
     if (!stat.isFile())
       return heldBy(lock, `its lock ${lock} is ${stat.isSymbolicLink() ? "a link" : "not a regular file"}, not a lock file`);
-    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs3.default.readFileSync(lock, "utf8");
+    if (stat.size <= MAX_LOCK_BYTES) text = import_node_fs4.default.readFileSync(lock, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return { state: "free" };
     return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`);
@@ -35974,18 +35976,18 @@ function look(lock, rules) {
 function create(lock, text, mode2) {
   const temp = `${lock}.${process.pid}.tmp`;
   try {
-    import_node_fs3.default.writeFileSync(temp, text, { mode: mode2 });
-    import_node_fs3.default.linkSync(temp, lock);
+    import_node_fs4.default.writeFileSync(temp, text, { mode: mode2 });
+    import_node_fs4.default.linkSync(temp, lock);
     return true;
   } catch (error2) {
     const code = error2.code;
     if (code === "EEXIST") return false;
     if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS") throw error2;
   } finally {
-    import_node_fs3.default.rmSync(temp, { force: true });
+    import_node_fs4.default.rmSync(temp, { force: true });
   }
   try {
-    import_node_fs3.default.writeFileSync(lock, text, { flag: "wx", mode: mode2 });
+    import_node_fs4.default.writeFileSync(lock, text, { flag: "wx", mode: mode2 });
     return true;
   } catch (error2) {
     if (error2.code === "EEXIST") return false;
@@ -36001,19 +36003,19 @@ function removeStale(lock, dead, text, rules) {
   try {
     if (!create(breaker, text, rules.mode)) {
       const other = look(breaker, rules);
-      if (other.state === "dead" && import_node_fs3.default.readFileSync(breaker, "utf8") === other.text) import_node_fs3.default.unlinkSync(breaker);
+      if (other.state === "dead" && import_node_fs4.default.readFileSync(breaker, "utf8") === other.text) import_node_fs4.default.unlinkSync(breaker);
       return { why: `its lock ${lock} ${dead.left}, and ${breaker} is in the way`, hint: `remove both: rm -r ${lock} ${breaker}` };
     }
   } catch (error2) {
     return cannot2(error2);
   }
   try {
-    if (import_node_fs3.default.readFileSync(lock, "utf8") === dead.text) import_node_fs3.default.unlinkSync(lock);
+    if (import_node_fs4.default.readFileSync(lock, "utf8") === dead.text) import_node_fs4.default.unlinkSync(lock);
     return void 0;
   } catch (error2) {
     return error2.code === "ENOENT" ? void 0 : cannot2(error2);
   } finally {
-    import_node_fs3.default.rmSync(breaker, { force: true });
+    import_node_fs4.default.rmSync(breaker, { force: true });
   }
 }
 function take(lock, text, rules, cannot2) {
@@ -36035,7 +36037,7 @@ function take(lock, text, rules, cannot2) {
 function release(lock, text) {
   held.delete(lock);
   try {
-    if (import_node_fs3.default.readFileSync(lock, "utf8") === text) import_node_fs3.default.unlinkSync(lock);
+    if (import_node_fs4.default.readFileSync(lock, "utf8") === text) import_node_fs4.default.unlinkSync(lock);
   } catch {
   }
 }
@@ -36072,17 +36074,17 @@ async function withLock(file, fn, options = {}) {
 function throughLinks(file) {
   let at = import_node_path3.default.resolve(file);
   for (let hops = 0; hops < 40; hops++) {
-    const link = import_node_fs3.default.lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() ? import_node_fs3.default.readlinkSync(at) : void 0;
+    const link = import_node_fs4.default.lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() ? import_node_fs4.default.readlinkSync(at) : void 0;
     if (link === void 0) break;
     at = import_node_path3.default.resolve(import_node_path3.default.dirname(at), link);
   }
-  return import_node_path3.default.join(import_node_fs3.default.realpathSync(import_node_path3.default.dirname(at)), import_node_path3.default.basename(at));
+  return import_node_path3.default.join(import_node_fs4.default.realpathSync(import_node_path3.default.dirname(at)), import_node_path3.default.basename(at));
 }
-var import_node_fs3, import_node_os3, import_node_path3, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, FileLock;
+var import_node_fs4, import_node_os3, import_node_path3, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, FileLock;
 var init_lock = __esm({
   "src/lock.ts"() {
     "use strict";
-    import_node_fs3 = __toESM(require("node:fs"), 1);
+    import_node_fs4 = __toESM(require("node:fs"), 1);
     import_node_os3 = __toESM(require("node:os"), 1);
     import_node_path3 = __toESM(require("node:path"), 1);
     init_errno();
@@ -36162,7 +36164,7 @@ function checkProfileName(name) {
 function readConfig(file) {
   let text;
   try {
-    text = import_node_fs4.default.readFileSync(file, "utf8");
+    text = import_node_fs5.default.readFileSync(file, "utf8");
   } catch (error2) {
     if (error2.code === "ENOENT") return {};
     throw cannot("read config file", file, error2);
@@ -36173,7 +36175,8 @@ function readConfig(file) {
     data = JSON.parse(text);
   } catch (error2) {
     const message = `config file ${file} is not valid JSON (${error2.message}); it was left untouched`;
-    throw new ConfigError(message, { hint: `fix or delete it, then run: trigger config set-key` });
+    const hint = `fix it by hand (it holds every profile's settings), or move it aside and start again: mv ${shellQuote(file)} ${shellQuote(`${file}.broken`)} && trigger config set-key`;
+    throw new ConfigError(message, { hint });
   }
   if (typeof data !== "object" || data === null || Array.isArray(data))
     throw new ConfigError(`config file ${file} does not hold a JSON object; it was left untouched`);
@@ -36209,15 +36212,16 @@ async function updateConfig(file, update, options = {}) {
   };
   return withLock(file, change, options);
 }
-var import_node_fs4, import_node_path4, SETTINGS2, PROFILE_NAME;
+var import_node_fs5, import_node_path4, SETTINGS2, PROFILE_NAME;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
-    import_node_fs4 = __toESM(require("node:fs"), 1);
+    import_node_fs5 = __toESM(require("node:fs"), 1);
     import_node_path4 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
     init_errors();
+    init_render();
     init_lock();
     SETTINGS2 = {
       "api-key": {
@@ -36346,17 +36350,17 @@ function findCatalog({ cwd, env: env2, flag }) {
 }
 function exists(file) {
   try {
-    const stat = import_node_fs5.default.statSync(file, { throwIfNoEntry: false });
+    const stat = import_node_fs6.default.statSync(file, { throwIfNoEntry: false });
     return stat !== void 0 && !stat.isDirectory();
   } catch {
     return false;
   }
 }
-var import_node_fs5, import_node_path5, CATALOG_FILE_NAME;
+var import_node_fs6, import_node_path5, CATALOG_FILE_NAME;
 var init_find = __esm({
   "src/catalog/find.ts"() {
     "use strict";
-    import_node_fs5 = __toESM(require("node:fs"), 1);
+    import_node_fs6 = __toESM(require("node:fs"), 1);
     import_node_path5 = __toESM(require("node:path"), 1);
     CATALOG_FILE_NAME = "triggers.json";
   }
@@ -36365,7 +36369,7 @@ var init_find = __esm({
 // src/catalog/file.ts
 function loginName(uid) {
   try {
-    for (const line2 of import_node_fs6.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
+    for (const line2 of import_node_fs7.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
       const fields = line2.split(":");
       if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
     }
@@ -36393,7 +36397,7 @@ function cannotRead(file, error2) {
   return new ConfigError(message, { hint: "name another with --catalog <file> or TRIGGER_CATALOG, or pass --no-catalog" });
 }
 function checkHop(found2, hop, stat, dir, uid) {
-  const folder = import_node_fs6.default.statSync(dir);
+  const folder = import_node_fs7.default.statSync(dir);
   const untrusted = (problem, fix) => {
     const message = `catalog ${printable(found2)} is not trusted${through(found2, hop)}: ${problem}, so whoever can change it decides which trigger id is sent`;
     return new ConfigError(message, { hint: `if you trust it, name it: --catalog ${printable(shellQuote(found2))}; or ${fix}` });
@@ -36423,8 +36427,8 @@ function inWorkspace(file, env2) {
   const workspace = env2.GITHUB_WORKSPACE;
   if (env2.GITHUB_ACTIONS !== "true" || !workspace) return false;
   try {
-    const root = import_node_fs6.default.realpathSync(workspace);
-    return inside(import_node_path6.default.resolve(file), import_node_path6.default.resolve(workspace)) && inside(import_node_fs6.default.realpathSync(file), root);
+    const root = import_node_fs7.default.realpathSync(workspace);
+    return inside(import_node_path6.default.resolve(file), import_node_path6.default.resolve(workspace)) && inside(import_node_fs7.default.realpathSync(file), root);
   } catch {
     return false;
   }
@@ -36433,13 +36437,13 @@ function follow(file, check2, missing = false) {
   let hop = import_node_path6.default.resolve(file);
   try {
     for (let links = 0; links <= MAX_LINKS; links++) {
-      const stat = import_node_fs6.default.lstatSync(hop, { throwIfNoEntry: !missing });
-      const dir = import_node_fs6.default.realpathSync(import_node_path6.default.dirname(hop));
+      const stat = import_node_fs7.default.lstatSync(hop, { throwIfNoEntry: !missing });
+      const dir = import_node_fs7.default.realpathSync(import_node_path6.default.dirname(hop));
       const real = import_node_path6.default.join(dir, import_node_path6.default.basename(hop));
       if (stat === void 0) return { real };
       check2(hop, stat, dir);
       if (!stat.isSymbolicLink()) return { real, stat };
-      hop = import_node_path6.default.resolve(dir, import_node_fs6.default.readlinkSync(hop));
+      hop = import_node_path6.default.resolve(dir, import_node_fs7.default.readlinkSync(hop));
     }
   } catch (error2) {
     throw error2 instanceof ConfigError ? error2 : cannotRead(file, error2);
@@ -36464,8 +36468,8 @@ function readCatalogFile(file, options = {}) {
   const target2 = catalogTarget(file, options);
   let fd;
   try {
-    fd = import_node_fs6.default.openSync(target2.real, import_node_fs6.default.constants.O_RDONLY | import_node_fs6.default.constants.O_NONBLOCK | import_node_fs6.default.constants.O_NOFOLLOW);
-    const stat = import_node_fs6.default.fstatSync(fd);
+    fd = import_node_fs7.default.openSync(target2.real, import_node_fs7.default.constants.O_RDONLY | import_node_fs7.default.constants.O_NONBLOCK | import_node_fs7.default.constants.O_NOFOLLOW);
+    const stat = import_node_fs7.default.fstatSync(fd);
     if (!stat.isFile()) throw unusable(file, `it is ${kindOf(stat)}, not a regular file`);
     if (target2.stat && !sameFile(stat, target2.stat)) throw unusable(file, "it was replaced while it was checked; run the command again");
     if (stat.size > MAX_CATALOG_BYTES) throw unusable(file, `it is larger than 16 MiB (${stat.size} bytes)`);
@@ -36475,22 +36479,22 @@ function readCatalogFile(file, options = {}) {
     if (error2.code === "ELOOP") throw unusable(file, "it was replaced by a link while it was checked");
     throw cannotRead(file, error2);
   } finally {
-    if (fd !== void 0) import_node_fs6.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs7.default.closeSync(fd);
   }
 }
 function readAtMost(fd, file, size) {
   const buffer = Buffer.allocUnsafe(size + 1);
   let length = 0;
   for (let read = 1; read > 0 && length < buffer.length; length += read)
-    read = import_node_fs6.default.readSync(fd, buffer, length, buffer.length - length, null);
+    read = import_node_fs7.default.readSync(fd, buffer, length, buffer.length - length, null);
   if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
 }
-var import_node_fs6, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode, through;
+var import_node_fs7, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode, through;
 var init_file = __esm({
   "src/catalog/file.ts"() {
     "use strict";
-    import_node_fs6 = __toESM(require("node:fs"), 1);
+    import_node_fs7 = __toESM(require("node:fs"), 1);
     import_node_path6 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
@@ -36513,6 +36517,7 @@ __export(load_exports, {
   isPlainValid: () => isPlainValid,
   loadCatalog: () => loadCatalog,
   parseCatalog: () => parseCatalog,
+  spelled: () => spelled,
   triggerIdsFor: () => triggerIdsFor
 });
 function describe(value) {
@@ -36631,6 +36636,13 @@ function underflowProblems(triggers, text) {
 }
 function idProblems(triggers, lineOfKey) {
   const problems = [];
+  const forms = /* @__PURE__ */ new Map();
+  for (const key of Object.keys(triggers)) {
+    const other = forms.get(key.normalize("NFC"));
+    if (other !== void 0)
+      problems.push({ message: `triggers ${spelled(other)} and ${spelled(key)} look the same: keep one`, line: lineOfKey(key) });
+    else forms.set(key.normalize("NFC"), key);
+  }
   const owners = /* @__PURE__ */ new Map();
   for (const [key, entry] of Object.entries(triggers)) {
     for (const [profile, id] of Object.entries(entry.ids ?? {})) {
@@ -36698,7 +36710,7 @@ function idIn(key, entry, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));
 }
-var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, isObject, MAX_KEY_RESCANS, STRING_OR_NUMBER, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, isObject, MAX_KEY_RESCANS, STRING_OR_NUMBER, spelled, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -36715,6 +36727,7 @@ var init_load = __esm({
     isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
     MAX_KEY_RESCANS = 64;
     STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+    spelled = (id) => JSON.stringify(id).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
     parseJson = (text) => JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
     MAX_RECORD_BYTES = 64 * 1024;
     MAX_REMEMBERED = 16;
@@ -36877,7 +36890,7 @@ var init_resolve = __esm({
 
 // src/settings/resolve.ts
 function readableKeyFileWarning(file) {
-  const mode2 = (import_node_fs7.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
+  const mode2 = (import_node_fs8.default.statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 511;
   if ((mode2 & 63) === 0 || process.platform === "win32") return void 0;
   return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
 }
@@ -36976,11 +36989,11 @@ async function resolveCommand(options) {
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs7, import_node_path8, STORED;
+var import_node_fs8, import_node_path8, STORED;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
-    import_node_fs7 = __toESM(require("node:fs"), 1);
+    import_node_fs8 = __toESM(require("node:fs"), 1);
     import_node_path8 = __toESM(require("node:path"), 1);
     init_errors();
     init_paths();
@@ -37660,11 +37673,11 @@ function failedHeader(header, separator = ",") {
   if (!separator || !header) return void 0;
   return csvLine(columnAt(header, "error") >= 0 ? header : [...header, "error"], separator);
 }
-var import_node_fs8, import_node_path10, FLUSH_BYTES, FailedFile;
+var import_node_fs9, import_node_path10, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
-    import_node_fs8 = __toESM(require("node:fs"), 1);
+    import_node_fs9 = __toESM(require("node:fs"), 1);
     import_node_path10 = __toESM(require("node:path"), 1);
     init_render();
     init_formats();
@@ -37705,19 +37718,19 @@ var init_failed = __esm({
         this.#normalized = options.normalized;
         this.#separator = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].separator;
         this.#header = header;
-        const existing = import_node_fs8.default.statSync(file, { throwIfNoEntry: false });
+        const existing = import_node_fs9.default.statSync(file, { throwIfNoEntry: false });
         if (existing?.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
         this.inPlace = existing !== void 0 && !existing.isFile();
         this.#real = this.inPlace ? file : throughLinks(file);
         this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(this.#real), `.${import_node_path10.default.basename(this.#real)}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
-        if (!options.lazy) this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
+        if (!options.lazy) this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
       write(row, reason2) {
         if (this.#fd === void 0 && !this.error) {
           try {
-            this.#fd = import_node_fs8.default.openSync(this.#target, "w", this.#mode);
+            this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
           } catch (error2) {
             this.error = error2;
           }
@@ -37759,14 +37772,14 @@ var init_failed = __esm({
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs8.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
           if (done > 0 && !this.inPlace) {
             try {
-              import_node_fs8.default.ftruncateSync(this.#fd, import_node_fs8.default.fstatSync(this.#fd).size - done);
+              import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
             } catch {
             }
           }
@@ -37783,15 +37796,15 @@ var init_failed = __esm({
           this.#writeHeader();
           this.#flush();
           try {
-            if (!this.inPlace && !this.error) import_node_fs8.default.fsyncSync(fd);
+            if (!this.inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
           } catch {
           }
         }
         this.#fd = void 0;
-        import_node_fs8.default.closeSync(fd);
+        import_node_fs9.default.closeSync(fd);
         if (this.inPlace) return;
-        if (keep) import_node_fs8.default.renameSync(this.#target, this.#real);
-        else import_node_fs8.default.rmSync(this.#target, { force: true });
+        if (keep) import_node_fs9.default.renameSync(this.#target, this.#real);
+        else import_node_fs9.default.rmSync(this.#target, { force: true });
       }
     };
   }
@@ -41917,7 +41930,7 @@ async function sniff(source) {
 }
 function stdinIsFile() {
   try {
-    return import_node_fs9.default.fstatSync(0).isFile();
+    return import_node_fs10.default.fstatSync(0).isFile();
   } catch {
     return false;
   }
@@ -42059,7 +42072,7 @@ function filesOf(source, cwd) {
   const at = import_node_path11.default.resolve(cwd, source);
   let stat;
   try {
-    stat = import_node_fs9.default.statSync(at);
+    stat = import_node_fs10.default.statSync(at);
   } catch (error2) {
     const message = `cannot read ${source}: ${errnoWords(error2, "reading")}`;
     throw new UsageError(message, { hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input" });
@@ -42067,12 +42080,12 @@ function filesOf(source, cwd) {
   if (stat.isFile()) return [{ path: at, name: source }];
   const hint = `pipe it to standard input: cat ${source} | trigger batch -`;
   if (!stat.isDirectory()) throw new UsageError(`${source} is not a regular file or folder`, { hint });
-  return import_node_fs9.default.readdirSync(at).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => isFile(f));
+  return import_node_fs10.default.readdirSync(at).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => isFile(f));
 }
 function isFile(file) {
   let stat;
   try {
-    stat = import_node_fs9.default.statSync(file.path);
+    stat = import_node_fs10.default.statSync(file.path);
   } catch (error2) {
     const message2 = `cannot read ${file.name}: ${errnoWords(error2, "reading")}; nothing was sent`;
     throw new UsageError(message2, { hint: "mend or remove it, or name the files to read" });
@@ -42085,7 +42098,7 @@ function isFile(file) {
 async function openFile(file, options) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
-  const probe = import_node_fs9.default.createReadStream(file.path, { highWaterMark: format2 ? 4 : 64 * 1024 });
+  const probe = import_node_fs10.default.createReadStream(file.path, { highWaterMark: format2 ? 4 : 64 * 1024 });
   let text;
   try {
     const first = await peek(probe).catch((error2) => {
@@ -42126,7 +42139,7 @@ async function openFile(file, options) {
       ...file,
       compression,
       format: known,
-      read: (read) => readRows(stream = inflated(import_node_fs9.default.createReadStream(file.path, { highWaterMark: 64 * 1024 })), known, { ...read, name: file.name }),
+      read: (read) => readRows(stream = inflated(import_node_fs10.default.createReadStream(file.path, { highWaterMark: 64 * 1024 })), known, { ...read, name: file.name }),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on("error", () => void 0).destroy()
     };
@@ -42207,7 +42220,7 @@ async function openInputs(sources, options = {}) {
   let skip = options.from !== void 0;
   for (const source of sources)
     for (const file of filesOf(source, cwd)) {
-      const { dev, ino } = import_node_fs9.default.statSync(file.path);
+      const { dev, ino } = import_node_fs10.default.statSync(file.path);
       const first = named.get(`${dev}:${ino}`);
       if (first !== void 0) throw new UsageError(`${file.name} is ${first} again; nothing was sent`, { hint: "name each file once" });
       named.set(`${dev}:${ino}`, file.name);
@@ -42273,11 +42286,11 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs9, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, garbage, FOREIGN, hex, Damaged, parquetOnStdin, isPart;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, garbage, FOREIGN, hex, Damaged, parquetOnStdin, isPart;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
-    import_node_fs9 = __toESM(require("node:fs"), 1);
+    import_node_fs10 = __toESM(require("node:fs"), 1);
     import_node_path11 = __toESM(require("node:path"), 1);
     import_node_stream = require("node:stream");
     import_node_zlib2 = __toESM(require("node:zlib"), 1);
@@ -42501,12 +42514,12 @@ var init_report = __esm({
 function fingerprint(file) {
   const hash = (0, import_node_crypto.createHash)("sha256");
   const buffer = Buffer.allocUnsafe(1024 * 1024);
-  const fd = import_node_fs10.default.openSync(file, "r");
+  const fd = import_node_fs11.default.openSync(file, "r");
   let size = 0;
   try {
-    for (let n; (n = import_node_fs10.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
+    for (let n; (n = import_node_fs11.default.readSync(fd, buffer, 0, buffer.length, null)) > 0; size += n) hash.update(buffer.subarray(0, n));
   } finally {
-    import_node_fs10.default.closeSync(fd);
+    import_node_fs11.default.closeSync(fd);
   }
   return { path: import_node_path12.default.resolve(file), size, sha256: hash.digest("hex") };
 }
@@ -42525,7 +42538,7 @@ function headerOf(line2) {
   return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
 }
 function load2(file) {
-  const text = import_node_fs10.default.readFileSync(file, "utf8");
+  const text = import_node_fs11.default.readFileSync(file, "utf8");
   const whole = text.slice(0, text.lastIndexOf("\n") + 1);
   const [first, ...records] = whole.split("\n");
   const header = headerOf(first ?? "");
@@ -42570,11 +42583,11 @@ function load2(file) {
 function journalInput(file) {
   let fd;
   try {
-    fd = import_node_fs10.default.openSync(file, "r");
+    fd = import_node_fs11.default.openSync(file, "r");
     const chunks = [];
     for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
       const chunk = Buffer.alloc(64 * 1024);
-      read = import_node_fs10.default.readSync(fd, chunk, 0, chunk.length, at);
+      read = import_node_fs11.default.readSync(fd, chunk, 0, chunk.length, at);
       newline = chunk.subarray(0, read).indexOf(10);
       chunks.push(chunk.subarray(0, newline < 0 ? read : newline));
     }
@@ -42582,7 +42595,7 @@ function journalInput(file) {
   } catch {
     return void 0;
   } finally {
-    if (fd !== void 0) import_node_fs10.default.closeSync(fd);
+    if (fd !== void 0) import_node_fs11.default.closeSync(fd);
   }
 }
 function describeLoaded(j) {
@@ -42634,12 +42647,12 @@ function refuseToCarryOn(file, loaded, options) {
     throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
 }
-var import_node_crypto, import_node_fs10, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
+var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
     import_node_crypto = require("node:crypto");
-    import_node_fs10 = __toESM(require("node:fs"), 1);
+    import_node_fs11 = __toESM(require("node:fs"), 1);
     import_node_path12 = __toESM(require("node:path"), 1);
     init_errors();
     init_errno();
@@ -42685,14 +42698,14 @@ var init_journal = __esm({
       }
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
       static open(file, options) {
-        const loaded = import_node_fs10.default.existsSync(file) ? load2(file) : void 0;
+        const loaded = import_node_fs11.default.existsSync(file) ? load2(file) : void 0;
         if (loaded) refuseToCarryOn(file, loaded, options);
         try {
           if (loaded) {
-            import_node_fs10.default.truncateSync(file, loaded.whole);
-            return new _Journal(file, import_node_fs10.default.openSync(file, "a"), loaded);
+            import_node_fs11.default.truncateSync(file, loaded.whole);
+            return new _Journal(file, import_node_fs11.default.openSync(file, "a"), loaded);
           }
-          const fd = import_node_fs10.default.openSync(file, "ax", 384);
+          const fd = import_node_fs11.default.openSync(file, "ax", 384);
           const header = {
             journal: MAGIC,
             version: VERSION2,
@@ -42704,9 +42717,9 @@ var init_journal = __esm({
             catalog: options.catalog ?? null,
             started: (/* @__PURE__ */ new Date()).toISOString()
           };
-          import_node_fs10.default.writeSync(fd, `${JSON.stringify(header)}
+          import_node_fs11.default.writeSync(fd, `${JSON.stringify(header)}
 `);
-          import_node_fs10.default.fsyncSync(fd);
+          import_node_fs11.default.fsyncSync(fd);
           return new _Journal(file, fd, void 0);
         } catch (error2) {
           throw new UsageError(`cannot write the journal ${file}: ${errnoWords(error2)}`, { hint: "name a file in a folder you can write to" });
@@ -42755,7 +42768,7 @@ var init_journal = __esm({
         this.#pending = "";
         try {
           let done = 0;
-          while (done < bytes.length) done += import_node_fs10.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs11.default.writeSync(this.#fd, bytes, done);
           this.#dirty = true;
         } catch (error2) {
           this.#failed(error2);
@@ -42771,7 +42784,7 @@ var init_journal = __esm({
         this.#write();
         if (this.#fd === void 0 || !this.#dirty) return;
         try {
-          import_node_fs10.default.fdatasyncSync(this.#fd);
+          import_node_fs11.default.fdatasyncSync(this.#fd);
           this.#dirty = false;
         } catch (error2) {
           this.#failed(error2);
@@ -42785,7 +42798,7 @@ var init_journal = __esm({
         if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said2 })}
 `;
         this.sync();
-        if (this.#fd !== void 0) import_node_fs10.default.closeSync(this.#fd);
+        if (this.#fd !== void 0) import_node_fs11.default.closeSync(this.#fd);
         this.#fd = void 0;
       }
     };
@@ -42800,8 +42813,8 @@ function sameFile2(a, b) {
   const other = b === "-" ? 0 : b;
   if (typeof other === "string" && import_node_path13.default.resolve(a) === import_node_path13.default.resolve(other)) return true;
   try {
-    const sa = import_node_fs11.default.statSync(a);
-    const sb = typeof other === "number" ? import_node_fs11.default.fstatSync(other) : import_node_fs11.default.statSync(other);
+    const sa = import_node_fs12.default.statSync(a);
+    const sb = typeof other === "number" ? import_node_fs12.default.fstatSync(other) : import_node_fs12.default.statSync(other);
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
@@ -42812,7 +42825,7 @@ function checkPaths(sources, options) {
   const skip = options.from ? "--from starts at a named file, not at" : "--after-line skips lines of a named file, not of";
   if ((options.from || options.afterLine) && sources.includes("-"))
     throw new UsageError(`${skip} standard input`, { hint: "name the file" });
-  const folders = sources.filter((s) => s !== "-" && import_node_fs11.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
+  const folders = sources.filter((s) => s !== "-" && import_node_fs12.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, file] of [
     ["--failed", options.failed],
     ["--journal", options.journal]
@@ -42845,7 +42858,7 @@ function checkPaths(sources, options) {
 }
 async function countLines(file) {
   let n = 0;
-  for await (const chunk of import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of import_node_fs12.default.createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
   }
   return n;
@@ -42862,7 +42875,7 @@ function replayCommand(file, format2, trigger, next = { failed: replayNames(file
 function replayNames(file) {
   const ext = import_node_path13.default.extname(file);
   const stem = file.slice(0, file.length - ext.length);
-  const counted = import_node_fs11.default.existsSync(`${file}.journal`) ? /^(.*)-(\d{1,3})$/.exec(stem) : null;
+  const counted = import_node_fs12.default.existsSync(`${file}.journal`) ? /^(.*)-(\d{1,3})$/.exec(stem) : null;
   const base = counted ? counted[1] : stem;
   let mine;
   const same = (journal) => {
@@ -42878,11 +42891,11 @@ function replayNames(file) {
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
     const journal = `${failed}.journal`;
-    if (import_node_fs11.default.existsSync(journal)) {
+    if (import_node_fs12.default.existsSync(journal)) {
       if (same(journal)) return { failed, journal };
       continue;
     }
-    if (!import_node_fs11.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+    if (!import_node_fs12.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
   }
 }
 function resumeCommand(input2, options) {
@@ -42929,7 +42942,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
     }
     const file = options.failed;
     if (file) {
-      if (import_node_fs11.default.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
+      if (import_node_fs12.default.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
         const hint = "name another --failed file, or wait for that batch to finish";
         written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
       }
@@ -42963,7 +42976,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
 }
 function settleWritten({ failed, journal, locks }, complete, noneSettled = false, rest) {
   try {
-    const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs11.default.existsSync(failed.path);
+    const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs12.default.existsSync(failed.path);
     failed?.close(!unchanged && !noneSettled);
     journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0, rest);
   } finally {
@@ -42976,7 +42989,7 @@ function defaultFailedName(format2, folder, locks, warn) {
   const two = (n) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
   try {
-    import_node_fs11.default.accessSync(folder, import_node_fs11.default.constants.W_OK);
+    import_node_fs12.default.accessSync(folder, import_node_fs12.default.constants.W_OK);
   } catch (error2) {
     const warning2 = `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`;
     warn(warning2);
@@ -42984,20 +42997,20 @@ function defaultFailedName(format2, folder, locks, warn) {
   }
   for (let n = 1; ; n++) {
     const name = import_node_path13.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
-    if (import_node_fs11.default.existsSync(name)) continue;
+    if (import_node_fs12.default.existsSync(name)) continue;
     const lock = FileLock.tryAcquire(name, `the failed file ${name}`);
-    if (lock && !import_node_fs11.default.existsSync(name)) {
+    if (lock && !import_node_fs12.default.existsSync(name)) {
       locks.push(lock);
       return name;
     }
     lock?.release();
   }
 }
-var import_node_fs11, import_node_path13;
+var import_node_fs12, import_node_path13;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
-    import_node_fs11 = __toESM(require("node:fs"), 1);
+    import_node_fs12 = __toESM(require("node:fs"), 1);
     import_node_path13 = __toESM(require("node:path"), 1);
     init_errors();
     init_render();
@@ -44613,7 +44626,7 @@ function finish({ io, env: env2, cwd, options, input: input2, failed, journal, p
   else if (!options.quiet) for (const line2 of lines) io.stdout(line2);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs12.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(name, summary)));
+      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(name, summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -44630,11 +44643,11 @@ function finish({ io, env: env2, cwd, options, input: input2, failed, journal, p
   if (damaged) throw new UsageError(`${damaged.file} is damaged`, { reported: true });
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
-var import_node_fs12, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, KEPT_AFTER_STOP, HELP;
+var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, KEPT_AFTER_STOP, HELP;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
-    import_node_fs12 = __toESM(require("node:fs"), 1);
+    import_node_fs13 = __toESM(require("node:fs"), 1);
     init_esm();
     init_files();
     init_stop();
@@ -44892,7 +44905,7 @@ async function remove(nameArgument, { io, env: env2 }) {
 }
 function path14(options, { io, env: env2 }) {
   const file = configPath(env2);
-  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs13.default.existsSync(file) }));
+  if (options.json) io.json(JSON.stringify({ path: file, exists: import_node_fs14.default.existsSync(file) }));
   else io.stdout(file);
 }
 function command3(program2, ctx) {
@@ -44908,11 +44921,11 @@ function command3(program2, ctx) {
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, ctx));
   return config;
 }
-var import_node_fs13, where, without, EXAMPLES2;
+var import_node_fs14, where, without, EXAMPLES2;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
-    import_node_fs13 = __toESM(require("node:fs"), 1);
+    import_node_fs14 = __toESM(require("node:fs"), 1);
     init_esm();
     init_errors();
     init_keychain();
@@ -44952,12 +44965,9 @@ async function collectStatus(options, { env: env2, cwd }) {
   const apiKey = world.apiKey !== void 0 && key ? { masked: maskKey(world.apiKey), source: key[1], from: key[2] } : null;
   const baseUrl = settings && url ? { url: settings.baseUrl.href, source: url[1], from: url[2] } : null;
   const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
-  const catalog = world.catalog ? {
-    path: world.catalog.path,
-    source: world.catalog.source,
-    triggers: world.catalog.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null
-  } : null;
-  const stat = import_node_fs14.default.statSync(configFile, { throwIfNoEntry: false });
+  const triggers = world.catalog?.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null;
+  const catalog = world.catalog ? { path: world.catalog.path, source: world.catalog.source, triggers } : null;
+  const stat = import_node_fs15.default.statSync(configFile, { throwIfNoEntry: false });
   const mode2 = stat ? (stat.mode & 511).toString(8).padStart(4, "0") : null;
   return {
     ok: problems.length === 0,
@@ -45001,11 +45011,11 @@ function command4(program2, ctx) {
     program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)")
   ).option("--json", "print one JSON object").addHelpText("after", EXAMPLES3).action((options) => status(options, ctx));
 }
-var import_node_fs14, SOURCE_WORDS, CATALOG_WORDS, PROFILE_WORDS, EXAMPLES3;
+var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS, PROFILE_WORDS, EXAMPLES3;
 var init_status = __esm({
   "src/commands/status.ts"() {
     "use strict";
-    import_node_fs14 = __toESM(require("node:fs"), 1);
+    import_node_fs15 = __toESM(require("node:fs"), 1);
     init_proxy();
     init_errors();
     init_render();
@@ -45107,7 +45117,7 @@ function take2(route, body, tooBig, requestId, rules) {
   const event = { time: (/* @__PURE__ */ new Date()).toISOString(), ...route, ...checked, requestId };
   if (rules.log) {
     try {
-      import_node_fs15.default.writeSync(rules.log.fd, `${eventJson(event)}
+      import_node_fs16.default.writeSync(rules.log.fd, `${eventJson(event)}
 `);
     } catch (error2) {
       const reason2 = errnoWords(error2, "writing");
@@ -45186,10 +45196,10 @@ async function startEmulator(options = {}) {
   try {
     await listen(server, host, port);
   } catch (error2) {
-    if (logFd !== void 0) import_node_fs15.default.closeSync(logFd);
+    if (logFd !== void 0) import_node_fs16.default.closeSync(logFd);
     throw error2;
   }
-  if (logFd !== void 0) server.once("close", () => import_node_fs15.default.closeSync(logFd));
+  if (logFd !== void 0) server.once("close", () => import_node_fs16.default.closeSync(logFd));
   const bound2 = server.address().port;
   let closed;
   return {
@@ -45240,12 +45250,12 @@ async function listen(server, host, port) {
 }
 function openLog(file) {
   try {
-    if (!import_node_fs15.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs15.default.openSync(file, "a");
-    const probe = import_node_fs15.default.openSync(file, import_node_fs15.default.constants.O_WRONLY | import_node_fs15.default.constants.O_NONBLOCK);
+    if (!import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFIFO()) return import_node_fs16.default.openSync(file, "a");
+    const probe = import_node_fs16.default.openSync(file, import_node_fs16.default.constants.O_WRONLY | import_node_fs16.default.constants.O_NONBLOCK);
     try {
-      return import_node_fs15.default.openSync(file, "a");
+      return import_node_fs16.default.openSync(file, "a");
     } finally {
-      import_node_fs15.default.closeSync(probe);
+      import_node_fs16.default.closeSync(probe);
     }
   } catch (error2) {
     if (error2.code === "ENXIO") {
@@ -45260,12 +45270,12 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs15, import_node_events2, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, refused;
+var import_node_crypto2, import_node_fs16, import_node_events2, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
     import_node_crypto2 = require("node:crypto");
-    import_node_fs15 = __toESM(require("node:fs"), 1);
+    import_node_fs16 = __toESM(require("node:fs"), 1);
     import_node_events2 = require("node:events");
     import_node_http = __toESM(require("node:http"), 1);
     init_request();
@@ -45408,7 +45418,7 @@ function packageSchema() {
   if (typeof __filename !== "string") return void 0;
   for (let dir = import_node_path14.default.dirname(__filename), up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
     try {
-      const manifest = JSON.parse(import_node_fs16.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
+      const manifest = JSON.parse(import_node_fs17.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
       if (manifest.name === PACKAGE_NAME && isFile2(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
     } catch {
     }
@@ -45445,16 +45455,16 @@ function saveCatalog(file, data, was) {
   }
 }
 function stillThere(file, was) {
-  const now = import_node_fs16.default.lstatSync(file, { throwIfNoEntry: false });
+  const now = import_node_fs17.default.lstatSync(file, { throwIfNoEntry: false });
   if (was === void 0 ? now === void 0 : now !== void 0 && !now.isSymbolicLink() && sameFile(now, was)) return;
   const message = `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`;
   throw new ConfigError(message, { hint: "look at it, then run the command again" });
 }
-var import_node_fs16, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile2;
+var import_node_fs17, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile2;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
-    import_node_fs16 = __toESM(require("node:fs"), 1);
+    import_node_fs17 = __toESM(require("node:fs"), 1);
     import_node_path14 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errno();
@@ -45464,7 +45474,7 @@ var init_write = __esm({
     init_load();
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
-    isFile2 = (file) => import_node_fs16.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    isFile2 = (file) => import_node_fs17.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
 });
 
@@ -45571,7 +45581,7 @@ async function changeCatalog(options, ctx, create2, change) {
   await withLock2(lockFile, async () => change(writeTarget(where2, ctx, create2)), { hint });
 }
 function writeTarget(where2, ctx, create2) {
-  if (where2 && (!create2 || where2.source === "found" || import_node_fs17.default.existsSync(where2.path))) {
+  if (where2 && (!create2 || where2.source === "found" || import_node_fs18.default.existsSync(where2.path))) {
     const { data: data2, text, real, stat } = loadCatalog(where2, { env: ctx.env, write: true });
     const link = import_node_path15.default.resolve(where2.path) === real ? "" : ` (the file ${printable(where2.path)} links to)`;
     const save2 = (triggers) => saveCatalog(real, { ...data2, triggers }, stat);
@@ -45591,6 +45601,9 @@ async function add2(id, options, ctx) {
     const message = `trigger ${JSON.stringify(id)} is already in ${printable(target2.path)}`;
     if (Object.hasOwn(target2.data.triggers, id))
       throw new UsageError(message, { hint: `change it with: trigger triggers edit ${shellQuote(id)}` });
+    const same = Object.keys(target2.data.triggers).find((key) => key.normalize("NFC") === id.normalize("NFC"));
+    if (same !== void 0)
+      throw new UsageError(`trigger ${spelled(id)} looks the same as ${spelled(same)}, already in ${printable(target2.path)}`);
     const entry = applyFields({}, options);
     target2.save({ ...target2.data.triggers, [id]: entry });
     const { io } = ctx;
@@ -45608,14 +45621,14 @@ Where another profile's account uses another id: trigger triggers edit ${printab
 }
 function writeSchema({ schema }, io) {
   if (schema?.copyFrom === void 0 || schema.copyTo === void 0) return;
-  const title = (file) => JSON.parse(import_node_fs17.default.readFileSync(file, "utf8")).title;
+  const title = (file) => JSON.parse(import_node_fs18.default.readFileSync(file, "utf8")).title;
   try {
     if (isFile2(schema.copyTo) && title(schema.copyTo) !== title(schema.copyFrom)) return;
   } catch {
     return;
   }
   try {
-    writeFileAtomic(schema.copyTo, import_node_fs17.default.readFileSync(schema.copyFrom, "utf8"), { follow: false });
+    writeFileAtomic(schema.copyTo, import_node_fs18.default.readFileSync(schema.copyFrom, "utf8"), { follow: false });
     io.stdout(io.outColors.dim(`wrote ${printable(schema.copyTo)}, the schema its "$schema" names (for editors)`));
   } catch (error2) {
     const warning2 = `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`;
@@ -45743,11 +45756,11 @@ function command6(program2, ctx) {
     sub.option("--catalog <file>", "the catalog file (default: TRIGGER_CATALOG, else triggers.json here or in a parent folder)");
   return triggers;
 }
-var import_node_fs17, import_node_path15, count, CLEARABLE, EXAMPLES5, COLUMNS_HELP, viewOptions;
+var import_node_fs18, import_node_path15, count, CLEARABLE, EXAMPLES5, COLUMNS_HELP, viewOptions;
 var init_triggers = __esm({
   "src/commands/triggers.ts"() {
     "use strict";
-    import_node_fs17 = __toESM(require("node:fs"), 1);
+    import_node_fs18 = __toESM(require("node:fs"), 1);
     import_node_path15 = __toESM(require("node:path"), 1);
     init_esm();
     init_formats();
@@ -46078,7 +46091,7 @@ init_render();
 
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
-var import_node_fs18 = __toESM(require("node:fs"), 1);
+var import_node_fs19 = __toESM(require("node:fs"), 1);
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path16 = __toESM(require("node:path"), 1);
 var import_node_stream3 = require("node:stream");
@@ -46417,7 +46430,7 @@ ${value}
 ${delimiter}
 `;
   }
-  import_node_fs18.default.appendFileSync(file, text);
+  import_node_fs19.default.appendFileSync(file, text);
 }
 var Results = class extends import_node_stream3.Writable {
   constructor(failure) {
@@ -46514,13 +46527,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     io.stderr(failureLine(typeof line2 === "number" || typeof line2 === "string" ? line2 : "?", error2.message ?? "", io.errColors));
   });
   const io = new Output({ stdout: results, stderr: log });
-  import_node_fs18.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
+  import_node_fs19.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
   let code;
   try {
     code = await main(["node", "trigger", ...step.argv], { io, env: step.env });
     await new Promise((resolve2) => results.end(resolve2));
   } finally {
-    import_node_fs18.default.rmSync(step.settingsDir, { recursive: true, force: true });
+    import_node_fs19.default.rmSync(step.settingsDir, { recursive: true, force: true });
   }
   if (hidden2 > 0) io.stderr(io.errColors.dim(`  \u2026 ${hidden2} more not shown`));
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
