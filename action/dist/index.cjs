@@ -1020,10 +1020,11 @@ function networkError(error2, timedOut, context, info2) {
   if (error2 instanceof ProxyError) return proxyNetworkError(error2, context, info2, tries);
   const code = mainCode(error2);
   const reason2 = describeNetworkError(code, error2?.message ?? String(error2));
+  const failed = notMade ? "cannot reach" : "no whole answer came from";
   const [message, hint] = code === "ERR_BODY_DECODE" ? [
     `the answer from ${context.where} could not be read: ${reason2}`,
     'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried'
-  ] : [`cannot reach ${context.where}: ${reason2}`, networkHint(codes, code, context, notMade)];
+  ] : [`${failed} ${context.where}: ${reason2}`, networkHint(codes, code, context, notMade)];
   return new NetworkError("network", `${message}${tries}`, { ...info2, code, hint, cause: error2 });
 }
 function mainCode(error2) {

@@ -146,13 +146,14 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
   if (error instanceof ProxyError) return proxyNetworkError(error, context, info, tries); // the Attempt named it
   const code = mainCode(error);
   const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
+  const failed = notMade ? 'cannot reach' : 'no whole answer came from'; // sent, it was reached: a body cut short, a bad header (audit23)
   const [message, hint] =
     code === 'ERR_BODY_DECODE'
       ? [
           `the answer from ${context.where} could not be read: ${reason}`,
           'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried',
         ]
-      : [`cannot reach ${context.where}: ${reason}`, networkHint(codes, code, context, notMade)];
+      : [`${failed} ${context.where}: ${reason}`, networkHint(codes, code, context, notMade)];
   return new NetworkError('network', `${message}${tries}`, { ...info, code, hint, cause: error });
 }
 

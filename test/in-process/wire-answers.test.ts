@@ -51,6 +51,18 @@ describe('trigger fire', () => {
     expectNoKey(result);
   });
 
+  it('a 200 whose body is cut short is outcome unknown (exit 3), said as no whole answer, not "cannot reach" (audit23)', async () => {
+    const env = await serve((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"succ');
+      socket.end();
+    });
+    const result = await run(['fire', 't', 'u', '--retries', '0'], { env });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^error: no whole answer came from http:\/\/127\.0\.0\.1:\d+/);
+    expect(result.stderr).toContain('the outcome is unknown');
+    expect(result.stderr).not.toContain('cannot reach');
+  });
+
   it('an nginx 403 page is shown as its words, never markup', async () => {
     const env = await serve((socket) => socket.write(rawAnswer('403 Forbidden', { 'Content-Type': 'text/html' }, NGINX_403)));
     const result = await run(['fire', 't', 'u'], { env });

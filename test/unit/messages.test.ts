@@ -112,7 +112,7 @@ describe('no usable answer', () => {
     ],
     [
       'ECONNRESET',
-      'cannot reach https://api.example.com: connection closed by the other side before it answered',
+      'no whole answer came from https://api.example.com: connection closed by the other side before it answered',
       'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried',
     ],
     [
