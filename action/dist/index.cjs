@@ -42361,7 +42361,7 @@ function rowJson(row, outcome, mask) {
   const value = outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value);
   const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
   if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
-  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask) } });
+  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask), recorded: "no" } });
 }
 function serverWords(outcome, mask) {
   return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;

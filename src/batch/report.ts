@@ -25,7 +25,8 @@ export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
   const value = outcome.kind === 'invalid' ? (row.value ?? null) : rawJson(row.value);
   const notSent = { ...lead, ok: outcome.kind === 'earlier', status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
   if (outcome.kind === 'earlier') return toJson({ ...notSent, earlier: true });
-  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask) } });
+  // Never sent (invalid, or left by a stop): `recorded` says so, as a sent row's error does (audit23).
+  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask), recorded: 'no' } });
 }
 
 /**

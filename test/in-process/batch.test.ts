@@ -200,7 +200,8 @@ describe('trigger batch: output', () => {
     expect(objects).toMatchObject([
       { line: 2, ok: true, status: 200, triggerId: 't', userId: 'a', value: 1.5, requestId: 'r1' },
       { line: 3, ok: false, status: 404, userId: 'b', error: { kind: 'refused', serverMessage: 'nope' } },
-      { line: 4, ok: false, status: null, userId: 'c', value: 'x', error: { kind: 'invalid' } },
+      // Never sent: recorded "no", as a sent row's error says it (audit23); the value as written, since it is no number.
+      { line: 4, ok: false, status: null, userId: 'c', value: 'x', error: { kind: 'invalid', recorded: 'no' } },
     ]);
     expect(lines.find((l) => l.includes('"line":2'))).toContain('"value":1.50,');
     expect(result.stderr).toMatch(/1 accepted · 1 failed · 1 invalid of 3 rows/);
