@@ -37378,8 +37378,8 @@ function columnAt(names, name) {
 }
 function findColumns(names, options, where2, noUser = "name it with --columns userId=<name>") {
   const keys = names.map((name) => name.trim().toLowerCase());
-  const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
-  if (twice >= 0) throw new UsageError(`${where2} names the column "${names[twice]}" twice`, { hint: "each column needs its own name" });
+  const twice2 = keys.findIndex((key, i) => keys.indexOf(key) !== i);
+  if (twice2 >= 0) throw new UsageError(`${where2} names the column "${names[twice2]}" twice`, { hint: "each column needs its own name" });
   const wanted = { ...DEFAULT_COLUMNS, ...options.columns };
   const missing = (key, hint) => new UsageError(`${where2} has no ${wanted[key]} column (its columns: ${excerpt(names.join(", "))})`, { hint });
   const named = Object.keys(options.columns ?? {}).find((key) => columnAt(names, wanted[key]) < 0);
@@ -37456,8 +37456,24 @@ async function* mapLines(stream, options, toRow) {
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
+function twice(text, quoted) {
+  if (text.indexOf(quoted) === text.lastIndexOf(quoted)) return false;
+  let [depth, seen] = [0, 0];
+  for (let at = 0; at < text.length; at++) {
+    const c = text[at];
+    if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    else if (c === '"') {
+      const start = at;
+      for (at++; text[at] !== '"'; at++) if (text[at] === "\\") at++;
+      if (depth === 1 && text.slice(start, at + 1) === quoted && /^\s*:/.test(text.slice(at + 1, at + 40)) && ++seen > 1) return true;
+    }
+  }
+  return false;
+}
 function readNdjson(stream, options) {
   const names = { ...DEFAULT_COLUMNS, ...options.columns };
+  const quoted = [names.triggerId, names.userId, names.value].map((name) => JSON.stringify(name));
   let first = true;
   const toRow = (line2, text) => {
     if (typeof text !== "string") return invalidNdjson(line2, text.raw, void 0, text.reason);
@@ -37479,7 +37495,8 @@ function readNdjson(stream, options) {
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
-    const problem = triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
+    const repeated = quoted.find((name) => twice(text, name));
+    const problem = repeated ? `${repeated} is in the object twice: keep one (JSON readers differ on which counts)` : triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
     if (problem) return invalidNdjson(line2, withoutCr(text), object, problem, valueText);
     const fields = {
       triggerId: triggerId ?? void 0,

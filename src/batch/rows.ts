@@ -371,8 +371,26 @@ function describe(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
 }
 
+/** Whether `quoted` (a name as JSON) is a member of the object `text` holds more than once (JSON.parse keeps the last; others the first). */
+function twice(text: string, quoted: string): boolean {
+  if (text.indexOf(quoted) === text.lastIndexOf(quoted)) return false; // the common case, without a scan
+  let [depth, seen] = [0, 0];
+  for (let at = 0; at < text.length; at++) {
+    const c = text[at];
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    else if (c === '"') {
+      const start = at;
+      for (at++; text[at] !== '"'; at++) if (text[at] === '\\') at++;
+      if (depth === 1 && text.slice(start, at + 1) === quoted && /^\s*:/.test(text.slice(at + 1, at + 40)) && ++seen > 1) return true;
+    }
+  }
+  return false;
+}
+
 function readNdjson(stream: Readable, options: ReadOptions): RowSource {
   const names = { ...DEFAULT_COLUMNS, ...options.columns };
+  const quoted = [names.triggerId, names.userId, names.value].map((name) => JSON.stringify(name));
   let first = true;
   const toRow = (line: number, text: string | BadLine): Row | undefined => {
     if (typeof text !== 'string') return invalidNdjson(line, text.raw, undefined, text.reason);
@@ -396,8 +414,10 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
     const [triggerId, userId, value, error] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === 'number' ? valueTextIn(text, value, names.value) : undefined;
     const record: RowRecord = { format: 'ndjson', object, valueText, raw: withoutCr(text) };
-    const problem =
-      triggerId !== undefined && triggerId !== null && typeof triggerId !== 'string'
+    const repeated = quoted.find((name) => twice(text, name));
+    const problem = repeated
+      ? `${repeated} is in the object twice: keep one (JSON readers differ on which counts)`
+      : triggerId !== undefined && triggerId !== null && typeof triggerId !== 'string'
         ? `"${names.triggerId}" must be a string, not ${describe(triggerId)}`
         : typeof userId === 'number' && !Number.isSafeInteger(userId)
           ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"`

@@ -116,6 +116,24 @@ describe('reading NDJSON', () => {
     expect(rows[0]?.event?.body).toBe('{"value":12345678901234567890}');
     expect(rows[4]?.userId).toBe('7');
   });
+
+  it('a member it reads that is in the object twice is an invalid row (JSON.parse kept the last, silently: audit23)', async () => {
+    const rows = await rowsOf(
+      [
+        '{"triggerId":"t","userId":"u","userId":"v"}',
+        '{"triggerId":"t","value":1,"userId":"w","value" :2}',
+        '{"triggerId":"t","userId":"x","meta":{"userId":"y"},"list":[{"userId":"z"}]}',
+        '{"triggerId":"t","note":"\\"userId\\":","userId":"q"}',
+      ].join('\n'),
+      'ndjson',
+    );
+    expect(rows.map((r) => [r.line, r.invalid ?? r.userId])).toEqual([
+      [1, '"userId" is in the object twice: keep one (JSON readers differ on which counts)'],
+      [2, '"value" is in the object twice: keep one (JSON readers differ on which counts)'],
+      [3, 'x'], // a member of a member: not the row's
+      [4, 'q'], // the name inside a string: no member
+    ]);
+  });
 });
 
 describe('reading lines', () => {
