@@ -265,7 +265,7 @@ export function throughLinks(file: string): string {
   for (let hops = 0; hops < 40; hops++) {
     const link = fs.lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() ? fs.readlinkSync(at) : undefined;
     if (link === undefined) break;
-    at = path.resolve(path.dirname(at), link);
+    at = path.resolve(fs.realpathSync(path.dirname(at)), link); // from the folder the link is really in, as the kernel reads it (review23)
   }
   return path.join(fs.realpathSync(path.dirname(at)), path.basename(at));
 }
