@@ -24,23 +24,30 @@ export function storeName(platform: NodeJS.Platform = process.platform): string 
  * when it answers or cannot be reached (the module then says why, at once); a silent one is left to the caller's second.
  */
 function busAnswers(signal: AbortSignal, env = process.env): Promise<void> {
-  const unix = env.DBUS_SESSION_BUS_ADDRESS?.split(';').find((address) => address.startsWith('unix:')) ?? '';
-  const [path, abstract] = ['path', 'abstract'].map((key) => new RegExp(`[:,]${key}=([^,]*)`).exec(unix)?.[1]);
-  const named = path ?? (abstract && `\0${abstract}`);
-  const where = named ?? (unix || !env.XDG_RUNTIME_DIR ? undefined : `${env.XDG_RUNTIME_DIR}/bus`); // where a bus is when none is named
-  if (process.platform !== 'linux' || where === undefined) return Promise.resolve();
+  if (process.platform !== 'linux') return Promise.resolve();
+  // The addresses libdbus tries, in its order (their bytes may be %-escaped); none named: where a bus is looked for (review23).
+  const listed = env.DBUS_SESSION_BUS_ADDRESS?.split(';') ?? (env.XDG_RUNTIME_DIR ? [`unix:path=${env.XDG_RUNTIME_DIR}/bus`] : []);
+  const targets = listed.flatMap((address): net.NetConnectOpts[] => {
+    const unescape = (text: string) => text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const key = (name: string) => new RegExp(`[:,]${name}=([^,]*)`).exec(address)?.[1];
+    const [path, abstract, port] = [key('path'), key('abstract'), key('port')];
+    if (address.startsWith('unix:') && (path ?? abstract) !== undefined)
+      return [{ path: path !== undefined ? unescape(path) : `\0${unescape(abstract!)}` }];
+    return address.startsWith('tcp:') && port ? [{ host: unescape(key('host') ?? 'localhost'), port: Number(port) }] : [];
+  });
   return new Promise((resolve) => {
-    // An address's bytes may be %-escaped.
-    const socket = net.createConnection({
-      path: where.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
-    });
-    const done = () => void (socket.destroy(), signal.aborted || resolve()); // after its second: never (the module would hang)
-    socket
-      .on('connect', () => socket.write('\0AUTH\r\n'))
-      .on('data', done)
-      .on('error', done)
-      .on('close', done);
-    signal.addEventListener('abort', () => socket.destroy(), { once: true }); // silent for its second: left to the caller
+    const next = (): void => {
+      const target = targets.shift();
+      if (!target) return resolve();
+      const socket = net.createConnection(target);
+      let [connected, over] = [false, false];
+      // Answered, or closed once connected: settled (the module says why); not connected: the next address, as libdbus goes on.
+      const done = () => void (over || ((over = true), socket.destroy(), signal.aborted || (connected ? resolve() : next())));
+      socket.on('connect', () => ((connected = true), socket.write('\0AUTH\r\n')));
+      socket.on('data', done).on('error', done).on('close', done);
+      signal.addEventListener('abort', () => socket.destroy(), { once: true }); // silent for its second: left to the caller
+    };
+    next();
   });
 }
 
@@ -68,7 +75,7 @@ async function bounded<T>(call: (entry: KeyringEntry, signal: AbortSignal) => Pr
 const NO_STORE =
   /autolaunch|failed to connect to socket|not provided by any \.service files|DBUS_SESSION_BUS_ADDRESS|DBus\.Error\.(ServiceUnknown|NoServer|Spawn)/i;
 /** A store that runs but will not hand out or take a key without a desktop prompt. */
-const LOCKED = /locked|no result found|prompt|dismissed|cancel/i;
+const LOCKED = /\blocked\b|no result found|prompt|dismissed|cancel/i; // not "blocked" (a policy's refusal; review23)
 
 /**
  * What a store failure means, in words a person can act on, instead of the D-Bus or platform message
