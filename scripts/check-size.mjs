@@ -41,11 +41,12 @@
 // written two ways (NFC) refused (audit23, +16); a broken config file's hint moves it aside, not deletes it (audit23, +3).
 // size23 took 54 out: comments said in fewer lines (-30), six one-line helpers as arrow constants (-12), status, shared, retry, batch (-12).
 // An answer that did not come whole said as such, not "cannot reach" (audit23, +1); --json's rows never sent say recorded "no" (+1);
-// an NDJSON member read that is in its object twice makes the row invalid, not the last one silently sent (audit23, +20).
+// an NDJSON member read that is in its object twice makes the row invalid, not the last one silently sent (audit23, +20);
+// review23: every bus address asked in order (+10), a member name written with escapes is the same name (+1).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_914;
+const BUDGET = 11_925;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -36077,7 +36077,7 @@ function throughLinks(file) {
   for (let hops = 0; hops < 40; hops++) {
     const link = import_node_fs4.default.lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink() ? import_node_fs4.default.readlinkSync(at) : void 0;
     if (link === void 0) break;
-    at = import_node_path3.default.resolve(import_node_path3.default.dirname(at), link);
+    at = import_node_path3.default.resolve(import_node_fs4.default.realpathSync(import_node_path3.default.dirname(at)), link);
   }
   return import_node_path3.default.join(import_node_fs4.default.realpathSync(import_node_path3.default.dirname(at)), import_node_path3.default.basename(at));
 }
@@ -36265,18 +36265,28 @@ function storeName(platform = process.platform) {
   return "the Secret Service keyring";
 }
 function busAnswers(signal, env2 = process.env) {
-  const unix = env2.DBUS_SESSION_BUS_ADDRESS?.split(";").find((address) => address.startsWith("unix:")) ?? "";
-  const [path18, abstract] = ["path", "abstract"].map((key) => new RegExp(`[:,]${key}=([^,]*)`).exec(unix)?.[1]);
-  const named = path18 ?? (abstract && `\0${abstract}`);
-  const where2 = named ?? (unix || !env2.XDG_RUNTIME_DIR ? void 0 : `${env2.XDG_RUNTIME_DIR}/bus`);
-  if (process.platform !== "linux" || where2 === void 0) return Promise.resolve();
+  if (process.platform !== "linux") return Promise.resolve();
+  const listed = env2.DBUS_SESSION_BUS_ADDRESS?.split(";") ?? (env2.XDG_RUNTIME_DIR ? [`unix:path=${env2.XDG_RUNTIME_DIR}/bus`] : []);
+  const targets = listed.flatMap((address) => {
+    const unescape = (text) => text.replace(/%([0-9a-f]{2})/gi, (_, hex2) => String.fromCharCode(parseInt(hex2, 16)));
+    const key = (name) => new RegExp(`[:,]${name}=([^,]*)`).exec(address)?.[1];
+    const [path18, abstract, port] = [key("path"), key("abstract"), key("port")];
+    if (address.startsWith("unix:") && (path18 ?? abstract) !== void 0)
+      return [{ path: path18 !== void 0 ? unescape(path18) : `\0${unescape(abstract)}` }];
+    return address.startsWith("tcp:") && port ? [{ host: unescape(key("host") ?? "localhost"), port: Number(port) }] : [];
+  });
   return new Promise((resolve2) => {
-    const socket = import_node_net3.default.createConnection({
-      path: where2.replace(/%([0-9a-f]{2})/gi, (_, hex2) => String.fromCharCode(parseInt(hex2, 16)))
-    });
-    const done = () => void (socket.destroy(), signal.aborted || resolve2());
-    socket.on("connect", () => socket.write("\0AUTH\r\n")).on("data", done).on("error", done).on("close", done);
-    signal.addEventListener("abort", () => socket.destroy(), { once: true });
+    const next = () => {
+      const target2 = targets.shift();
+      if (!target2) return resolve2();
+      const socket = import_node_net3.default.createConnection(target2);
+      let [connected, over] = [false, false];
+      const done = () => void (over || (over = true, socket.destroy(), signal.aborted || (connected ? resolve2() : next())));
+      socket.on("connect", () => (connected = true, socket.write("\0AUTH\r\n")));
+      socket.on("data", done).on("error", done).on("close", done);
+      signal.addEventListener("abort", () => socket.destroy(), { once: true });
+    };
+    next();
   });
 }
 async function bounded(call, profile) {
@@ -36331,7 +36341,7 @@ var init_keychain = __esm({
     SERVICE = "trigger-cli";
     STORE_TIMEOUT_MS = 1e3;
     NO_STORE = /autolaunch|failed to connect to socket|not provided by any \.service files|DBUS_SESSION_BUS_ADDRESS|DBus\.Error\.(ServiceUnknown|NoServer|Spawn)/i;
-    LOCKED = /locked|no result found|prompt|dismissed|cancel/i;
+    LOCKED = /\blocked\b|no result found|prompt|dismissed|cancel/i;
     storeKey = (profile, key) => tryStore((e, signal) => e.setPassword(key, signal), profile);
     deleteKey = (profile) => tryStore((e, signal) => e.deleteCredential(signal), profile);
   }
@@ -37456,8 +37466,8 @@ async function* mapLines(stream, options, toRow) {
 function describe2(value) {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
-function twice(text, quoted) {
-  if (text.indexOf(quoted) === text.lastIndexOf(quoted)) return false;
+function twice(text, quoted, escaped2) {
+  if (!escaped2 && text.indexOf(quoted) === text.lastIndexOf(quoted)) return false;
   let [depth, seen] = [0, 0];
   for (let at = 0; at < text.length; at++) {
     const c = text[at];
@@ -37466,7 +37476,8 @@ function twice(text, quoted) {
     else if (c === '"') {
       const start = at;
       for (at++; text[at] !== '"'; at++) if (text[at] === "\\") at++;
-      if (depth === 1 && text.slice(start, at + 1) === quoted && /^\s*:/.test(text.slice(at + 1, at + 40)) && ++seen > 1) return true;
+      const key = escaped2 && text.slice(start, at).includes("\\") ? JSON.stringify(JSON.parse(text.slice(start, at + 1))) : text.slice(start, at + 1);
+      if (depth === 1 && key === quoted && /^\s*:/.test(text.slice(at + 1, at + 40)) && ++seen > 1) return true;
     }
   }
   return false;
@@ -37495,7 +37506,8 @@ function readNdjson(stream, options) {
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
-    const repeated = quoted.find((name) => twice(text, name));
+    const escaped2 = text.includes("\\");
+    const repeated = quoted.find((name) => twice(text, name, escaped2));
     const problem = repeated ? `${repeated} is in the object twice: keep one (JSON readers differ on which counts)` : triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
     if (problem) return invalidNdjson(line2, withoutCr(text), object, problem, valueText);
     const fields = {

@@ -372,8 +372,8 @@ function describe(value: unknown): string {
 }
 
 /** Whether `quoted` (a name as JSON) is a member of the object `text` holds more than once (JSON.parse keeps the last; others the first). */
-function twice(text: string, quoted: string): boolean {
-  if (text.indexOf(quoted) === text.lastIndexOf(quoted)) return false; // the common case, without a scan
+function twice(text: string, quoted: string, escaped: boolean): boolean {
+  if (!escaped && text.indexOf(quoted) === text.lastIndexOf(quoted)) return false; // the common case, without a scan
   let [depth, seen] = [0, 0];
   for (let at = 0; at < text.length; at++) {
     const c = text[at];
@@ -382,7 +382,10 @@ function twice(text: string, quoted: string): boolean {
     else if (c === '"') {
       const start = at;
       for (at++; text[at] !== '"'; at++) if (text[at] === '\\') at++;
-      if (depth === 1 && text.slice(start, at + 1) === quoted && /^\s*:/.test(text.slice(at + 1, at + 40)) && ++seen > 1) return true;
+      // A name may be written with escapes (Python's json.dumps writes \\u for every letter past ASCII): read as JSON reads it.
+      const key =
+        escaped && text.slice(start, at).includes('\\') ? JSON.stringify(JSON.parse(text.slice(start, at + 1))) : text.slice(start, at + 1);
+      if (depth === 1 && key === quoted && /^\s*:/.test(text.slice(at + 1, at + 40)) && ++seen > 1) return true;
     }
   }
   return false;
@@ -414,7 +417,8 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
     const [triggerId, userId, value, error] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === 'number' ? valueTextIn(text, value, names.value) : undefined;
     const record: RowRecord = { format: 'ndjson', object, valueText, raw: withoutCr(text) };
-    const repeated = quoted.find((name) => twice(text, name));
+    const escaped = text.includes('\\');
+    const repeated = quoted.find((name) => twice(text, name, escaped));
     const problem = repeated
       ? `${repeated} is in the object twice: keep one (JSON readers differ on which counts)`
       : triggerId !== undefined && triggerId !== null && typeof triggerId !== 'string'

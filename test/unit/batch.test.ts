@@ -124,6 +124,7 @@ describe('reading NDJSON', () => {
         '{"triggerId":"t","value":1,"userId":"w","value" :2}',
         '{"triggerId":"t","userId":"x","meta":{"userId":"y"},"list":[{"userId":"z"}]}',
         '{"triggerId":"t","note":"\\"userId\\":","userId":"q"}',
+        '{"triggerId":"t","userId":"u7","user\\u0049d":"evil"}', // a name written with escapes is the same name (review23)
       ].join('\n'),
       'ndjson',
     );
@@ -132,6 +133,7 @@ describe('reading NDJSON', () => {
       [2, '"value" is in the object twice: keep one (JSON readers differ on which counts)'],
       [3, 'x'], // a member of a member: not the row's
       [4, 'q'], // the name inside a string: no member
+      [5, '"userId" is in the object twice: keep one (JSON readers differ on which counts)'],
     ]);
   });
 });
