@@ -5,6 +5,8 @@
  * took a lock of its own and sent the rows the first was sending (36 of 40 twice); a failed file named
  * through a link was not refused either, and its link was replaced by the rows (a plain file). Locks
  * now go by the file named, through links. Hard links are still two names (left).
+ * A relative link named through a symlinked folder (a -> x/y, x/y/jl -> ../j) was read from the folder it was named in, not the
+ * one it is in (review23): the same 20 of 40 rows went twice, and a failed file named so went beside the folder.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,24 +21,42 @@ useServer((s, b) => ([server, box] = [s, b]));
 const at = (name: string) => path.join(box.home, name);
 const batch = (args: string[]) => run(['batch', ...args, '--concurrency', '4'], { env: box.env, timeoutMs: 240_000 });
 
+/**
+ * A first run holds the journal as `held` (its answers held until the 9th request, so it surely does), a second names it as
+ * `other` with --resume: that one must be refused (exit 2), and no row reach the server twice.
+ */
+async function secondRunRefused(held: string, other: string): Promise<void> {
+  const answers = holdAnswers(server, 0, { releaseAt: 9 });
+  fs.writeFileSync(at('in.csv'), csvRows(40));
+  const first = batch([at('in.csv'), '--journal', held, '--failed', at('failed-a.csv')]);
+  await until(() => server.requests.length > 0);
+  const second = await batch([at('in.csv'), '--journal', other, '--resume', '--failed', at('failed-b.csv')]).finally(() =>
+    answers.release(),
+  );
+  await first;
+  const got = server.requests.map((r) => userOf(r.url));
+  expect(
+    got.filter((u, i) => got.indexOf(u) !== i),
+    'rows the server received twice',
+  ).toEqual([]);
+  expect(second.code).toBe(2);
+}
+
+const linkedFolder = () => {
+  fs.mkdirSync(at('x/y'), { recursive: true });
+  fs.symlinkSync('x/y', at('a')); // a -> x/y
+};
+
 describe('one batch at a time per journal, whatever name reaches it', () => {
   it('a second --resume run naming the held journal through a symlink is refused, and no row goes twice', async () => {
-    // Answers are held until the 9th request: the first run surely holds the journal while the second starts.
-    const held = holdAnswers(server, 0, { releaseAt: 9 });
-    fs.writeFileSync(at('in.csv'), csvRows(40));
-    const first = batch([at('in.csv'), '--journal', at('j'), '--failed', at('failed-a.csv')]);
-    await until(() => server.requests.length > 0);
     fs.symlinkSync(at('j'), at('j-link'));
-    const second = await batch([at('in.csv'), '--journal', at('j-link'), '--resume', '--failed', at('failed-b.csv')]).finally(() =>
-      held.release(),
-    );
-    await first;
-    const got = server.requests.map((r) => userOf(r.url));
-    expect(
-      got.filter((u, i) => got.indexOf(u) !== i),
-      'rows the server received twice',
-    ).toEqual([]);
-    expect(second.code).toBe(2);
+    await secondRunRefused(at('j'), at('j-link'));
+  }, 300_000);
+
+  it('a second run naming the journal by its own name while the first holds it through a relative link in a linked folder is refused', async () => {
+    linkedFolder();
+    fs.symlinkSync('../j', at('x/y/jl')); // a/jl -> x/j
+    await secondRunRefused(at('x/j'), at('a/jl'));
   }, 300_000);
 
   it('a failed file named through a dangling symlink is refused while held, and the link is kept, its file written', async () => {
@@ -52,5 +72,15 @@ describe('one batch at a time per journal, whatever name reaches it', () => {
     expect((await first).code).toBe(1);
     expect(fs.lstatSync(at('failed-link')).isSymbolicLink()).toBe(true);
     expect(fs.readFileSync(at('out/failed.csv'), 'utf8')).toContain('line 10');
+  }, 300_000);
+
+  it('a failed file named through a relative link in a linked folder is written where the link points, not beside the folder', async () => {
+    linkedFolder();
+    fs.symlinkSync('../failed.csv', at('x/y/flink')); // a/flink -> x/y/../failed.csv = x/failed.csv
+    fs.writeFileSync(at('in.csv'), `${csvRows(3)}t,\n`);
+    const result = await batch([at('in.csv'), '--failed', at('a/flink')]);
+    expect(result.code).toBe(1);
+    expect(fs.existsSync(at('failed.csv')), 'a file the link does not name').toBe(false);
+    expect(fs.readFileSync(at('a/flink'), 'utf8')).toContain('line 5');
   }, 300_000);
 });
