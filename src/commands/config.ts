@@ -159,14 +159,8 @@ export async function list(options: { json?: boolean; names?: boolean }, { io, e
     const baseUrl = (await shown('base-url', name, profile)) ?? null;
     rows.push({ profile: name, active: name === active.name, apiKey, baseUrl });
   }
-  if (options.json) {
-    io.json(JSON.stringify({ file, active: active.name, profiles: rows }));
-    return;
-  }
-  if (rows.length === 0) {
-    io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
-    return;
-  }
+  if (options.json) return io.json(JSON.stringify({ file, active: active.name, profiles: rows }));
+  if (rows.length === 0) return io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
   const c = io.outColors;
   for (const row of rows) {
     const why = row.active ? c.dim(active.source === 'env' ? ' (active: TRIGGER_PROFILE)' : ' (active)') : '';
@@ -187,10 +181,7 @@ export async function unset(nameArgument: string, options: ProfileOption, { io, 
   const name = settingName(nameArgument);
   const { file, name: profileName, profile, saveProfile } = target(options, env);
   const inStore = name === 'api-key' && profile?.apiKeyStorage === 'keychain';
-  if (profile?.[SETTINGS[name].field] === undefined && !inStore) {
-    io.stderr(`${name} was not set in ${where(profileName, file)}`);
-    return;
-  }
+  if (profile?.[SETTINGS[name].field] === undefined && !inStore) return io.stderr(`${name} was not set in ${where(profileName, file)}`);
   if (inStore) await forgetStoredKey(profileName, '');
   await saveProfile((current) => without(current, name));
   io.stdout(`${io.outColors.success('✔')} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ''}`);

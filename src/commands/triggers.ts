@@ -67,10 +67,7 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): v
   const { catalog, profile } = shownCatalog(options, ctx);
   const views = Object.entries(catalog.data.triggers).map(([key, entry]) => view(key, entry, profile));
   const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
-    return;
-  }
+  if (options.json) return io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
   io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count(views.length, 'trigger')}`));
   // The widest id and name, up to 32 and 40, in one loop: not spread into Math.max (200,000 arguments overflow the stack).
   let width = 2;
@@ -97,10 +94,7 @@ export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx:
   const key = lookUp(catalog, profile, id);
   const v = view(key, catalog.data.triggers[key]!, profile);
   const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
-    return;
-  }
+  if (options.json) return io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
   const c = io.outColors;
   const row = (label: string, text: string) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
   row('id', `${shownId(v.id)}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${shownId(key)})` : ''}`);
