@@ -98,6 +98,8 @@ export abstract class AttemptError extends TriggerError implements AttemptInfo {
   }
 }
 
+type Answer = Pick<ServiceError, 'status' | 'statusText'> & Partial<Pick<ServiceError, 'serverMessage' | 'body' | 'location' | 'hint'>>;
+
 /**
  * The service (or a gateway before it) answered, but not with success: refused (exit 1), or with no
  * definitive answer (408, 429, 5xx: exit 3). `recorded` is "unknown" for a 5xx other than 503.
@@ -111,12 +113,7 @@ export class ServiceError extends AttemptError {
   readonly body: unknown;
   readonly location: string | undefined;
 
-  constructor(
-    message: string,
-    details: Pick<ServiceError, 'status' | 'statusText'> &
-      Partial<Pick<ServiceError, 'serverMessage' | 'body' | 'location' | 'hint'>> &
-      AttemptInfo,
-  ) {
+  constructor(message: string, details: Answer & AttemptInfo) {
     const { status } = details;
     const definitive = status < 500 && status !== 408 && status !== 429;
     const recorded: Recorded = status >= 500 && status !== 503 ? 'unknown' : 'no';
@@ -129,16 +126,14 @@ export class ServiceError extends AttemptError {
   }
 }
 
+type NoAnswer = { code?: string | undefined; hint?: string | undefined; cause?: unknown; recorded: Recorded };
+
 /** No answer: the connection failed or the time limit passed (exit 3). */
 export class NetworkError extends AttemptError {
   /** The system or undici error code (ECONNREFUSED, UND_ERR_CONNECT_TIMEOUT, ...). */
   readonly code: string | undefined;
 
-  constructor(
-    kind: 'network' | 'timeout',
-    message: string,
-    details: { code?: string | undefined; hint?: string | undefined; cause?: unknown; recorded: Recorded } & AttemptInfo,
-  ) {
+  constructor(kind: 'network' | 'timeout', message: string, details: NoAnswer & AttemptInfo) {
     super(kind, message, { ...details, requestId: undefined }, { hint: details.hint, cause: details.cause });
     this.code = details.code;
   }
