@@ -296,23 +296,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
   if (logFd !== undefined) server.once('close', () => fs.closeSync(logFd));
 
-  const bound = (server.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
-  return {
-    url: reachableUrl(host, bound),
-    host,
-    port: bound,
-    key,
-    keyGenerated,
-    events,
-    stats,
-    close({ force = false } = {}) {
-      closing = true;
-      if (force) server.closeAllConnections();
-      closed ??= new Promise<void>((resolve) => server.close(() => resolve()));
-      return closed;
-    },
+  const close: Emulator['close'] = ({ force = false } = {}) => {
+    closing = true;
+    if (force) server.closeAllConnections();
+    closed ??= new Promise<void>((resolve) => server.close(() => resolve()));
+    return closed;
   };
+  const bound = (server.address() as AddressInfo).port;
+  return { url: reachableUrl(host, bound), host, port: bound, key, keyGenerated, events, stats, close };
 }
 
 function tally(stats: Emulator['stats'], entry: Answer): void {
