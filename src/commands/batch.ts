@@ -270,13 +270,8 @@ function progressFor(run: Run, now: () => { counts: Counts; inFlight: number; st
  * The end of a batch: the summary (stdout, or stderr under --json, --quiet or a signal), the GitHub step summary and annotation, the
  * command that carries the batch on, and a reported error for the exit code when it did not all go well.
  */
-function finish(
-  { io, env, cwd, options, input, failed, journal, pace }: Run,
-  recorder: BatchRecorder,
-  result: RunResult,
-  signal: StopSignal | undefined,
-  stderr: (line: string) => void,
-): void {
+function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: StopSignal | undefined, stderr: (line: string) => void) {
+  const { io, env, cwd, options, input, failed, journal, pace } = run;
   const { counts } = recorder;
   const name = input.sources.join(' ');
   const hidden = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
