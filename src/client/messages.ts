@@ -102,15 +102,9 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
           : status === 408 || status === 429 || status === 503
             ? `not recorded: the service answered ${label}${after}`
             : `the service refused the event: ${label}${after}`;
-  return new ServiceError(message ? `${summary}: ${message}` : summary, {
-    status,
-    statusText: statusText(status),
-    serverMessage: message,
-    body: json ?? text,
-    location,
-    hint: statusHint(status, headers, context),
-    ...info,
-  });
+  const hint = statusHint(status, headers, context);
+  const details = { status, statusText: statusText(status), serverMessage: message, body: json ?? text, location, hint, ...info };
+  return new ServiceError(message ? `${summary}: ${message}` : summary, details);
 }
 
 /** A page titled with the status the message already gives ("403 Forbidden: nginx"): said once. */
@@ -134,14 +128,11 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
   const codes = errorCodes(error);
   const notMade = info.recorded === 'no';
   if (timedOut || codes.some((c) => c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')) {
-    return new NetworkError('timeout', `no response from ${context.where} within ${context.timeoutMs / 1000} s${tries}`, {
-      ...info,
-      code: 'ETIMEDOUT',
-      hint: notMade
-        ? 'nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout'
-        : 'the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow',
-      cause: error,
-    });
+    const message = `no response from ${context.where} within ${context.timeoutMs / 1000} s${tries}`;
+    const hint = notMade
+      ? 'nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout'
+      : 'the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow';
+    return new NetworkError('timeout', message, { ...info, code: 'ETIMEDOUT', hint, cause: error });
   }
   if (error instanceof ProxyError) return proxyNetworkError(error, context, info, tries); // the Attempt named it
   const code = mainCode(error);
