@@ -85,9 +85,7 @@ export async function emulator(options: EmulatorCommandOptions, ctx: Context): P
       if (entry.event) io.stdout(eventLine(entry.event, io));
       else io.stderr(rejectionLine(entry, io));
     },
-    onLogError(message) {
-      io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
-    },
+    onLogError: (message) => io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask)),
   });
   // Until a stop signal: the first lets requests in flight finish, a second cuts them off. Taken
   // before the banner says "Ctrl-C stops it", so that a Ctrl-C the moment it shows stops it cleanly too.
