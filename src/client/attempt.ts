@@ -1,7 +1,6 @@
 /**
- * One attempt of one request, as an undici dispatch handler. A batch makes thousands a second, so an
- * attempt is one object with its methods on the prototype (no closures per request), the time limits
- * of all attempts share one timer (see Deadlines), and the usual answer is recognised by its bytes.
+ * One attempt, as an undici dispatch handler. A batch makes thousands a second, so an attempt is one object with its methods on the
+ * prototype (no closures per request), all attempts' time limits share one timer (Deadlines), and the usual answer is known by its bytes.
  */
 import type { Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';

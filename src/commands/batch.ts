@@ -1,7 +1,6 @@
 /**
- * trigger batch <file...>: its definition (options, help) and its run. Many events from CSV, NDJSON or a list of user ids, over one pool of
- * kept-alive connections. Rows flow one way: reader → runner → recorder (journal, failed file, NDJSON, stderr). Every row ends in exactly
- * one place, whatever ends the run.
+ * trigger batch <file...>: its definition (options, help) and its run. Many events from CSV, NDJSON or a list of user ids. Rows flow one
+ * way: reader → runner → recorder (journal, failed file, NDJSON, stderr). Every row ends in exactly one place, whatever ends the run.
  */
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';

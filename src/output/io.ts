@@ -32,9 +32,8 @@ export class Output {
   }
 
   /**
-   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read
-   * when asked (a terminal may be resized): whether it is one, its columns (0 when it reports no size:
-   * a pty nobody sized), and the stream itself. A test passes a stream that says it is a terminal.
+   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read when asked (a terminal may be
+   * resized): its columns are 0 when it reports no size (a pty nobody sized). A test passes a stream that says it is a terminal.
    */
   get terminal(): { isTTY: boolean; columns: number; stream: TerminalStream } {
     const stream = this.#streams.stderr;

@@ -31,9 +31,8 @@ export interface ConfigData {
 }
 
 /**
- * The two settings, by the name the user types: the profile's field (and --json name), the variable
- * and the flag that override it, their words, the `config` command that stores them, their completion,
- * and the fields a profile keeps them in (the key's place; the base URL's consent to plain http).
+ * The two settings, by the name the user types: the profile's field (and --json name), the variable and the flag that override it, their
+ * words, the `config` command that stores them, their completion, and the fields a profile keeps them in.
  */
 export const SETTINGS = {
   'api-key': {
