@@ -18,13 +18,10 @@ export async function commandSettings(options: ServiceOptions, requireKey: boole
 type Wiring = { env: NodeJS.ProcessEnv; connections?: number; onRetry?: (delayMs: number, reason: string) => void };
 
 export function clientFor(settings: Settings, options: ServiceOptions, io: Output, { env, connections, onRetry }: Wiring): TriggerClient {
-  const onEvent =
-    options.verbose || onRetry
-      ? (event: ClientEvent) => {
-          if (event.type === 'retry') onRetry?.(event.delayMs, event.reason);
-          if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
-        }
-      : undefined;
+  const onEvent = (event: ClientEvent) => {
+    if (event.type === 'retry') onRetry?.(event.delayMs, event.reason);
+    if (options.verbose) for (const line of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line);
+  };
   const profile = `profile "${settings.profile}"`;
   // Where each setting came from, in the words of the messages that blame one.
   const keyFrom = { flag: '--api-key', env: 'TRIGGER_API_KEY', profile, keychain: `${profile} (system keychain)` };
@@ -42,6 +39,6 @@ export function clientFor(settings: Settings, options: ServiceOptions, io: Outpu
     timeoutMs: options.timeout * 1000,
     retries: options.retries,
     connections,
-    onEvent,
+    onEvent: options.verbose || onRetry ? onEvent : undefined, // none: the client makes no event objects
   });
 }
