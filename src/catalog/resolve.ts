@@ -72,13 +72,12 @@ export class TriggerResolver {
   }
 
   private ownIds(): Map<string, string> {
-    if (!this.ids) {
-      const triggers = this.catalog.data.triggers;
-      this.ids = new Map();
-      for (const key of Object.keys(triggers)) {
-        const id = idIn(key, triggers[key]!, this.profile);
-        if (id !== key) this.ids.set(id, key);
-      }
+    if (this.ids) return this.ids;
+    const triggers = this.catalog.data.triggers;
+    this.ids = new Map();
+    for (const key of Object.keys(triggers)) {
+      const id = idIn(key, triggers[key]!, this.profile);
+      if (id !== key) this.ids.set(id, key);
     }
     return this.ids;
   }
@@ -127,9 +126,8 @@ export class TriggerResolver {
   /** The warning for a deprecated trigger, if it is one. */
   deprecation(trigger: KnownTrigger): string | undefined {
     const reason = trigger.entry.deprecated;
-    return reason === undefined
-      ? undefined
-      : `warning: trigger ${printable(trigger.key)} is deprecated: ${printable(reason)} (the catalog ${printable(this.catalog.path)})`;
+    if (reason === undefined) return undefined;
+    return `warning: trigger ${printable(trigger.key)} is deprecated: ${printable(reason)} (the catalog ${printable(this.catalog.path)})`;
   }
 }
 
@@ -151,8 +149,5 @@ export function rowChecker(resolver: TriggerResolver, warn: (message: string, li
 }
 
 /** What a row check answers: the id to send, or why the row cannot be sent. */
-export type RowCheck = (
-  triggerId: string,
-  value: string | undefined,
-  line: number,
-) => { id: string; invalid?: undefined } | { invalid: string; id?: undefined };
+type RowAnswer = { id: string; invalid?: undefined } | { invalid: string; id?: undefined };
+export type RowCheck = (triggerId: string, value: string | undefined, line: number) => RowAnswer;
