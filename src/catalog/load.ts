@@ -84,9 +84,8 @@ function keyLines(text: string): (key: string) => number | undefined {
   let cursor = 0;
   let rescans = 0;
   const find = (quoted: string, from: number) => {
-    for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1)) {
+    for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1))
       if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return at;
-    }
     return -1;
   };
   return (key) => {
@@ -148,9 +147,8 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
 function entryProblems(key: string, entry: unknown, at: (message: string) => void): void {
   if (key.trim() === '') at('an empty trigger id');
   if (!isObject(entry)) return at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
-  for (const field of Object.keys(entry)) {
+  for (const field of Object.keys(entry))
     if (!(ENTRY_FIELDS as readonly string[]).includes(field)) at(`unknown field "${field}" (known: ${ENTRY_FIELDS.join(', ')})`);
-  }
   for (const field of ['name', 'description', 'deprecated'] as const) {
     const value = entry[field];
     if (value === undefined) continue;
@@ -201,14 +199,14 @@ function underflowProblems(triggers: Record<string, unknown>, text: string): Cat
   return problems;
 }
 
-/**
- * One id per trigger in each profile, and no name that means two triggers: a profile's own id that is another trigger's key is refused
- * whatever that trigger sends there, so that a key is never ambiguous. One walk of the own ids, however many profiles there are.
- */
 /** An id as JSON with every character past ASCII as \\u: two that look the same on screen differ in print. */
 export const spelled = (id: string) =>
   JSON.stringify(id).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
+/**
+ * One id per trigger in each profile, and no name that means two triggers: a profile's own id that is another trigger's key is refused
+ * whatever that trigger sends there, so that a key is never ambiguous. One walk of the own ids, however many profiles there are.
+ */
 function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) => number | undefined): CatalogProblem[] {
   const problems: CatalogProblem[] = [];
   // Two keys one Unicode text written two ways (é as one character, or e and an accent) read the same and send apart (audit23).
