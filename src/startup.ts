@@ -142,9 +142,8 @@ export function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
 }
 
 /** This user's, and no one else can write to it (Windows has no owners to compare here). */
-function ownedPrivately(stat: fs.Stats | fs.BigIntStats): boolean {
-  return typeof process.getuid !== 'function' || (BigInt(stat.uid) === BigInt(process.getuid()) && writableByOwnerOnly(stat));
-}
+const ownedPrivately = (stat: fs.Stats | fs.BigIntStats) =>
+  typeof process.getuid !== 'function' || (BigInt(stat.uid) === BigInt(process.getuid()) && writableByOwnerOnly(stat));
 
 /**
  * Whether the cache folder can be trusted: a real folder, this user's, that no one else can write to. One that does not exist is made

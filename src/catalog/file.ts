@@ -58,9 +58,8 @@ function kindOf(stat: fs.Stats): string {
   return 'not a regular file';
 }
 
-function unusable(file: string, problem: string, hint = 'name another with --catalog <file>, or pass --no-catalog'): ConfigError {
-  return new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
-}
+const unusable = (file: string, problem: string, hint = 'name another with --catalog <file>, or pass --no-catalog') =>
+  new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
 
 function cannotRead(file: string, error: unknown): ConfigError {
   const message = `cannot read catalog ${printable(file)}: ${errnoWords(error, 'reading')}`;

@@ -54,9 +54,8 @@ export interface Catalog {
 export const ENTRY_FIELDS = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
 const TOP_FIELDS = ['$schema', 'triggers'];
 
-function describe(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : JSON.stringify(value);
-}
+const describe = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : JSON.stringify(value);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -20,9 +20,8 @@ function colours(style: (name: (typeof STYLES)[keyof Colours]) => (text: string)
 }
 
 /** Whether colour may be wanted: FORCE_COLOR set (chalk reads it itself: 0 turns colour off), else no NO_COLOR and a TTY. */
-function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
-  return env.FORCE_COLOR !== undefined || (!env.NO_COLOR && stream.isTTY === true);
-}
+const wantsColor = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv) =>
+  env.FORCE_COLOR !== undefined || (!env.NO_COLOR && stream.isTTY === true);
 
 export async function paletteFor(which: 'stdout' | 'stderr', env: NodeJS.ProcessEnv, stream: { isTTY?: boolean }): Promise<Palette> {
   if (!wantsColor(stream, env)) return PLAIN;
