@@ -29,8 +29,7 @@ export interface FindCatalogOptions {
 export function findCatalog({ cwd, env, flag }: FindCatalogOptions): FoundCatalog | undefined {
   if (flag === false) return undefined;
   if (typeof flag === 'string' && flag !== '') return { path: path.resolve(cwd, flag), source: 'flag' };
-  const named = env.TRIGGER_CATALOG;
-  if (named) return { path: path.resolve(cwd, named), source: 'env' };
+  if (env.TRIGGER_CATALOG) return { path: path.resolve(cwd, env.TRIGGER_CATALOG), source: 'env' };
   // This folder and each above it, up to the root (whose dirname is itself).
   for (let dir = path.resolve(cwd), below = ''; dir !== below; below = dir, dir = path.dirname(dir)) {
     const candidate = path.join(dir, CATALOG_FILE_NAME);
