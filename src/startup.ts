@@ -137,9 +137,8 @@ function writeCache(cli: Cli, script: vm.Script, cacheFile: string, names: Recor
 const fileIdentity = (stat: fs.BigIntStats) => [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs].join(':');
 
 /** Windows: the folder's access list decides. */
-export function writableByOwnerOnly(stat: fs.Stats | fs.BigIntStats): boolean {
-  return process.platform === 'win32' || (Number(stat.mode) & 0o022) === 0;
-}
+export const writableByOwnerOnly = (stat: fs.Stats | fs.BigIntStats): boolean =>
+  process.platform === 'win32' || (Number(stat.mode) & 0o022) === 0;
 
 /** This user's, and no one else can write to it (Windows has no owners to compare here). */
 const ownedPrivately = (stat: fs.Stats | fs.BigIntStats) =>

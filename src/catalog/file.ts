@@ -164,9 +164,8 @@ function notOthersLink(named: string, hop: string, stat: fs.Stats, uid: number):
  * Whether two looks at a file saw the same file, unchanged: an inode freed and reused for a new file
  * (which happens within milliseconds) has another change time, as has a file chmod-ed or chown-ed.
  */
-export function sameFile(a: fs.Stats, b: fs.Stats): boolean {
-  return a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
-}
+export const sameFile = (a: fs.Stats, b: fs.Stats): boolean =>
+  a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
 
 /**
  * Reads a catalog file within the limits, after the checks above. The file is opened without following a link (the links were followed and

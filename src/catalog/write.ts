@@ -55,13 +55,10 @@ export function schemaFor(file: string, ownSchema: string | undefined = packageS
   return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
 }
 
-export function newCatalog(plan: SchemaPlan): CatalogData {
-  return plan.ref === undefined ? { triggers: {} } : { $schema: plan.ref, triggers: {} };
-}
+export const newCatalog = (plan: SchemaPlan): CatalogData =>
+  plan.ref === undefined ? { triggers: {} } : { $schema: plan.ref, triggers: {} };
 
-export function catalogText(data: CatalogData): string {
-  return `${JSON.stringify(data, null, 2)}\n`;
-}
+export const catalogText = (data: CatalogData): string => `${JSON.stringify(data, null, 2)}\n`;
 
 /**
  * Checks the catalog as changed and writes it; a change that would break it is refused, the file untouched. `file` is the file itself

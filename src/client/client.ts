@@ -311,9 +311,7 @@ function isPermanent(error: unknown): boolean {
 }
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */
-export function eventUrl(baseUrl: BaseUrl, event: PreparedEvent): string {
-  return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
-}
+export const eventUrl = (baseUrl: BaseUrl, event: PreparedEvent): string => `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 
 export function createClient(options: ClientOptions): TriggerClient {
   return new TriggerClient(options);

@@ -39,9 +39,7 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
-export function statusText(status: number): string {
-  return STATUS_TEXT[status] ?? '';
-}
+export const statusText = (status: number): string => STATUS_TEXT[status] ?? '';
 
 export type Answer = { status: number; headers: AnswerHeaders; json: unknown; text: string };
 

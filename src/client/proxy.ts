@@ -11,9 +11,7 @@ import { CONNECT_FAILURES } from './retry.js';
 export type ProxyChoice = { url: string; variable: string };
 
 /** curl takes `host:port` without a scheme as `http://host:port`. */
-export function withScheme(proxy: string): string {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
-}
+export const withScheme = (proxy: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`);
 
 /**
  * The proxy a request to `origin` goes through (http_proxy / HTTP_PROXY for http; https_proxy /
@@ -28,9 +26,7 @@ export function proxyChoice(origin: string, env: NodeJS.ProcessEnv = process.env
 }
 
 /** The proxy URL for `origin`, as written with `http://` added when it had no scheme; undefined when direct. */
-export function proxyFor(origin: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return proxyChoice(origin, env)?.url;
-}
+export const proxyFor = (origin: string, env: NodeJS.ProcessEnv = process.env): string | undefined => proxyChoice(origin, env)?.url;
 
 /** An IPv6 address in brackets (as URLs and `[::1]:8080` write it) without them. */
 const unbracket = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
@@ -83,9 +79,7 @@ export function bypassesProxy(url: URL, noProxy: string): boolean {
 }
 
 /** A proxy as it may be shown: its password masked (`http://user:••••@host:port`), as status shows it. */
-export function displayProxy(proxy: string): string {
-  return maskProxyCredentials(withScheme(proxy)).replace(/\/+$/, '');
-}
+export const displayProxy = (proxy: string): string => maskProxyCredentials(withScheme(proxy)).replace(/\/+$/, '');
 
 /** The proxy's URL, checked: a usage error (exit 2, nothing sent) when it cannot be used. */
 export function parseProxy(choice: ProxyChoice): URL {
@@ -104,9 +98,7 @@ export function parseProxy(choice: ProxyChoice): URL {
 export type ProxyErrorCode = 'ERR_PROXY_AUTH_REQUIRED' | 'ERR_PROXY_REFUSED' | 'ERR_PROXY_UNREACHABLE' | 'ERR_PROXY_TLS';
 
 /** A TLS failure's code (a certificate refused, a peer that does not speak TLS). */
-export function isTlsCode(code: string): boolean {
-  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
-}
+export const isTlsCode = (code: string): boolean => /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
 
 /**
  * A failure at the proxy, before anything reached the service: the proxy asked for credentials (407),

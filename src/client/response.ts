@@ -18,9 +18,7 @@ export function parseJsonBody(text: string): unknown {
 // eslint-disable-next-line no-control-regex
 const CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-export function cleanText(text: string): string {
-  return text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
-}
+export const cleanText = (text: string): string => text.replace(CONTROL, '').replace(/\s+/g, ' ').trim();
 
 export function excerpt(text: string, max = 200): string {
   const clean = cleanText(text);
@@ -51,9 +49,8 @@ export function serverMessage(json: unknown, text: string): string | undefined {
 }
 
 /** Whether a body is an HTML page (a proxy's, a CDN's or a web server's error page) rather than text. */
-export function looksLikeHtml(text: string): boolean {
-  return /^\s*\ufeff?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)|<\/(?:html|body|head|title)>/i.test(text);
-}
+export const looksLikeHtml = (text: string): boolean =>
+  /^\s*\ufeff?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)|<\/(?:html|body|head|title)>/i.test(text);
 
 /** Markup as text: tags gone, entities decoded (a `<` from an entity stays a `<`, as the page shows it). */
 function markupText(html: string): string {

@@ -39,13 +39,9 @@ export function errorCodes(error: unknown): string[] {
   return codes;
 }
 
-export function isConnectionNotMade(error: unknown): boolean {
-  return errorCodes(error).some((code) => NOT_CONNECTED.has(code));
-}
+export const isConnectionNotMade = (error: unknown): boolean => errorCodes(error).some((code) => NOT_CONNECTED.has(code));
 
-export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status === 503;
-}
+export const isRetryableStatus = (status: number): boolean => status === 429 || status === 503;
 
 /** Parses Retry-After (delay-seconds or an HTTP date) into milliseconds from now; undefined when absent or unparseable. */
 export function parseRetryAfter(header: string | undefined, now: number = Date.now()): number | undefined {

@@ -26,9 +26,8 @@ export const fraction = plainNumber(DECIMAL, 0, 1, 'a share from 0 to 1, e.g. 0.
 export const retries = wholeNumber(0, 100);
 export const line = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a line number, e.g. 1000');
 
-export function concurrency(text: string): number | 'auto' {
-  return text.trim().toLowerCase() === 'auto' ? 'auto' : wholeNumber(1, 256, 'auto, or a whole number from 1 to 256')(text);
-}
+export const concurrency = (text: string): number | 'auto' =>
+  text.trim().toLowerCase() === 'auto' ? 'auto' : wholeNumber(1, 256, 'auto, or a whole number from 1 to 256')(text);
 
 export function shard(text: string): Shard {
   try {

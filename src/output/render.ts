@@ -68,9 +68,8 @@ export function successLine(result: FireResult, c: Palette, mask: ServerMask): s
  * An error's message as shown. A refusal's message quotes the server (its message, a Location), so pieces of the key are masked in it;
  * other messages hold the user's own ids and values, shown as given (the whole key is still masked wherever it is, by the output).
  */
-export function shownMessage(error: TriggerError, mask: ServerMask): string {
-  return error instanceof ServiceError ? mask.server(error.message) : error.message;
-}
+export const shownMessage = (error: TriggerError, mask: ServerMask): string =>
+  error instanceof ServiceError ? mask.server(error.message) : error.message;
 
 /** One line on stderr: what went wrong and how to fix it. */
 export function errorLine(error: TriggerError, c: Palette, mask: ServerMask): string {
@@ -85,9 +84,7 @@ const RAW = Symbol('raw JSON');
 type Raw = { [RAW]: string };
 
 /** Marks JSON text to be placed as it is: the value's digits, never round-tripped through a double. */
-export function rawJson(text: string | undefined): Raw | null {
-  return text === undefined ? null : { [RAW]: text };
-}
+export const rawJson = (text: string | undefined): Raw | null => (text === undefined ? null : { [RAW]: text });
 
 /** One-level JSON object whose members may be raw JSON text; undefined members become null. */
 export function toJson(fields: Record<string, unknown>): string {

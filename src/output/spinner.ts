@@ -10,9 +10,8 @@ export interface Spinner {
 
 const NONE: Spinner = { stop() {}, update() {} };
 
-export function spinnerWanted(env: NodeJS.ProcessEnv, stream: { isTTY?: boolean; columns?: number }): boolean {
-  return stream.isTTY === true && !env.CI && env.TERM !== 'dumb' && (stream.columns ?? 0) > 0;
-}
+export const spinnerWanted = (env: NodeJS.ProcessEnv, stream: { isTTY?: boolean; columns?: number }): boolean =>
+  stream.isTTY === true && !env.CI && env.TERM !== 'dumb' && (stream.columns ?? 0) > 0;
 
 /** `color`: whether stderr gets colours (NO_COLOR, FORCE_COLOR; see colors.ts). `stream`: the terminal's. */
 export function startSpinner(text: string, enabled: boolean, color: boolean, stream: NodeJS.WritableStream): Spinner {

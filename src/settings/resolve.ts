@@ -60,9 +60,8 @@ export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEn
 }
 
 /** The name of the profile in effect, as the commands that send would use it. */
-export function activeProfile(flags: SettingsFlags, env: NodeJS.ProcessEnv): string {
-  return selectedProfile(flags, env, readConfig(configPath(env))).name;
-}
+export const activeProfile = (flags: SettingsFlags, env: NodeJS.ProcessEnv): string =>
+  selectedProfile(flags, env, readConfig(configPath(env))).name;
 
 const STORED = '\u0000keychain'; // Marks a key that is in the credential store (read by resolveWorld).
 
