@@ -43,8 +43,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 export class TriggerResolver {
-  /** Names looked up so far: a batch asks for the same few again and again. */
-  private readonly seen = new Map<string, Resolution>();
+  private readonly seen = new Map<string, Resolution>(); // Names looked up so far: a batch asks for the same few again and again.
   /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
   private ids: Map<string, string> | undefined;
 

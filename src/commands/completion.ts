@@ -25,8 +25,7 @@ type Candidate = { value: string; description?: string };
 
 interface Completion {
   candidates: Candidate[];
-  /** Offer file names too (the shell lists them itself). */
-  files: boolean;
+  files: boolean; // Offer file names too (the shell lists them itself).
 }
 
 /** Where the user's files tell the values, or the values themselves. */

@@ -146,8 +146,7 @@ function checkNewId(id: string): void {
 interface WriteTarget extends Catalog {
   shown: string;
   created: boolean;
-  /** A new catalog: where its "$schema" points. */
-  schema?: SchemaPlan | undefined;
+  schema?: SchemaPlan | undefined; // A new catalog: where its "$schema" points.
   save(triggers: CatalogData['triggers']): void;
 }
 

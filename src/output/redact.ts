@@ -42,8 +42,7 @@ type Stretch = [start: number, text: string];
  */
 interface Form {
   text: string;
-  /** Looked for in the lowered view (any letter case), else with case kept (base64). */
-  anyCase: boolean;
+  anyCase: boolean; // Looked for in the lowered view (any letter case), else with case kept (base64).
   /** Characters before and after it, of `alphabet`, that still carry bits of the key (base64's groups). */
   before: number;
   after: number;
@@ -111,12 +110,9 @@ class Secret {
    * bytes apart (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
    */
   readonly forms: Form[];
-  /** Matches wherever a whole form might be: any form in any case, or an escape. */
-  readonly #maybe: RegExp;
-  /** Matches wherever a piece might be (in server text). */
-  readonly #maybePiece: RegExp | undefined;
-  /** The length of the shortest whole form: shorter text holds none. */
-  readonly #shortest: number;
+  readonly #maybe: RegExp; // Matches wherever a whole form might be: any form in any case, or an escape.
+  readonly #maybePiece: RegExp | undefined; // Matches wherever a piece might be (in server text).
+  readonly #shortest: number; // The length of the shortest whole form: shorter text holds none.
 
   constructor(readonly key: string) {
     this.mask = maskKey(key);
@@ -158,14 +154,11 @@ class Secret {
 
 /** The text decoded: each escape or percent-encoded byte turned into its character, and where each came from. */
 interface View {
-  /** Decoded, letters as they were (base64 is looked for here). */
-  text: string;
-  /** Decoded, ASCII letters lowered (the key is looked for here). */
-  lower: string;
+  text: string; // Decoded, letters as they were (base64 is looked for here).
+  lower: string; // Decoded, ASCII letters lowered (the key is looked for here).
   /** Where decoded character i starts in the text, and (at the end) the text's length; undefined when nothing was decoded. */
   at: Int32Array | undefined;
-  /** Whether decoding made an escape character, so that another pass may find more. */
-  again?: boolean;
+  again?: boolean; // Whether decoding made an escape character, so that another pass may find more.
 }
 
 const [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x3b];
