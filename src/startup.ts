@@ -226,8 +226,7 @@ function fnv1a(text: string): string {
 // start-up would need a second Node process, and signals, exit codes and `kill -9` must reach the
 // process that does the work; these are flags V8 reads when it uses them, so setting them late works.
 
-/** The flags that undo each change, in the order made. */
-const undoFlags: string[] = [];
+const undoFlags: string[] = []; // The flags that undo each change, in the order made.
 
 /**
  * Sets V8 flags, remembering how to undo them: V8 accepts cache data only under the flags it was made with. `undo` must bring back every

@@ -17,8 +17,7 @@ function plainNumber(pattern: RegExp, min: number, max: number, expected: string
 export const wholeNumber = (min: number, max: number, expected = `a whole number from ${min} to ${max}`) =>
   plainNumber(/^\d+$/, min, max, expected);
 
-/** 30, 2.5, .5: no sign, no exponent, no hex. */
-const DECIMAL = /^\d*\.?\d+$/;
+const DECIMAL = /^\d*\.?\d+$/; // 30, 2.5, .5: no sign, no exponent, no hex.
 
 export const seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86_400, 'a number of seconds over 0 and up to 86400 (a day), e.g. 30 or 2.5');
 export const rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1_000_000, 'a number of requests per second over 0 and up to 1000000, e.g. 50');

@@ -13,8 +13,7 @@ import { maskKey } from '../settings/validate.js';
  */
 const MIN_PIECE = 10;
 
-/** The shortest run of a key's base64 that is masked on its own in server text (twelve bytes of it). */
-const BASE64_PIECE = 16;
+const BASE64_PIECE = 16; // The shortest run of a key's base64 that is masked on its own in server text (twelve bytes of it).
 
 /**
  * Keys shorter than this are masked only where they stand alone (not inside a longer word or id):
@@ -22,16 +21,14 @@ const BASE64_PIECE = 16;
  */
 const SHORT_KEY = 12;
 
-/** How many times text is decoded: a key encoded twice (`%2573`, `&amp;#115;`) is still found. */
-const DECODE_PASSES = 2;
+const DECODE_PASSES = 2; // How many times text is decoded: a key encoded twice (`%2573`, `&amp;#115;`) is still found.
 
 /** Masks the key and its pieces in text that came from the server (Output.serverMask gives one). */
 export type ServerMask = Pick<Redactor, 'server' | 'serverJson'>;
 
 const WORD = /[A-Za-z0-9_-]/;
 const ESCAPES = /[%\\&]/;
-/** A JSON string, and the colon after it when it is a member name. */
-const MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+const MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g; // A JSON string, and the colon after it when it is a member name.
 
 /** A stretch of a form of the key that is looked for, with where it starts in the form. */
 type Stretch = [start: number, text: string];
@@ -177,8 +174,7 @@ const NAMES = `
   .filter(Boolean); // not trim(), which would take the nbsp
 const NAMED = new Map<string, number>();
 for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i]!, NAMES[i + 1]!.charCodeAt(0));
-/** The names also read without their `;`, as browsers read them. */
-const LOOSE = new Set(['amp', 'lt', 'gt', 'quot']);
+const LOOSE = new Set(['amp', 'lt', 'gt', 'quot']); // The names also read without their `;`, as browsers read them.
 /** A character reference after `&`: hexadecimal, decimal (at most eight digits) or named, and its `;` (or not). */
 const REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
 
