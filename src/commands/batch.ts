@@ -33,7 +33,6 @@ import { monotonicMs } from '../clock.js';
 import type { TriggerClient } from '../client/client.js';
 import { TriggerError, UsageError, type StopSignal } from '../errors.js';
 import { shardRows, shardRota } from '../batch/shard.js';
-import type { Output } from '../output/io.js';
 import { Progress } from '../output/progress.js';
 import { spinnerWanted } from '../output/spinner.js';
 import { onStopSignals } from '../signals.js';
@@ -154,10 +153,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   await send({ io, env, cwd, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, ...written });
 }
 
-interface Run extends Written {
-  io: Output;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
+interface Run extends Written, Pick<Context, 'io' | 'env' | 'cwd'> {
   options: BatchCommandOptions;
   input: Input;
   rows: AsyncIterable<Row[]>;
