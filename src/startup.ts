@@ -22,14 +22,9 @@ export function start(bundle: string): void {
   guardInspector();
   const args = process.argv.slice(2);
   // `--version` (which scripts call often) is answered without loading the CLI at all.
-  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-    process.stdout.write(`${VERSION}\n`);
-    return;
-  }
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) return void process.stdout.write(`${VERSION}\n`);
   const cli = (off() ? nodeModule.createRequire(bundle)(bundle) : runWithCodeCache(bundle)) as Cli;
-  void cli.main().then((code) => {
-    process.exitCode = code;
-  });
+  void cli.main().then((code) => (process.exitCode = code));
 }
 
 /**
