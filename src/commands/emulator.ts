@@ -153,11 +153,7 @@ export function command(program: Command, ctx: Context): Command {
     )
     .option('--latency <ms>', 'delay every answer by this many milliseconds', parse.wholeNumber(0, 600_000))
     .option('--capacity <n>', 'take at most n requests per second; answer 429 with Retry-After beyond', parse.rate)
-    .option(
-      '--max-in-flight <n>',
-      'work on at most n requests at once; answer 503 with Retry-After beyond',
-      parse.wholeNumber(1, 1_000_000),
-    )
+    .option('--max-in-flight <n>', 'work on at most n requests at once; answer 503 with Retry-After beyond', parse.wholeNumber(1, 1e6))
     .addHelpText('after', EXAMPLES)
     .action((options: EmulatorCommandOptions) => emulator(options, ctx));
 }
