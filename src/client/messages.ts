@@ -43,12 +43,10 @@ export const statusText = (status: number): string => STATUS_TEXT[status] ?? '';
 
 export type Answer = { status: number; headers: AnswerHeaders; json: unknown; text: string };
 
-export interface RequestContext {
+interface RequestContext {
   triggerId: string;
-  /** The path that was asked for, below the origin (for the 404 hint). */
-  path?: string | undefined;
-  /** The key as shown (••••abcd), for the 401/403 hint. */
-  maskedKey: string;
+  path?: string | undefined; // The path that was asked for, below the origin (for the 404 hint).
+  maskedKey: string; // The key as shown (••••abcd), for the 401/403 hint.
   keySource: string | undefined;
   retries: number;
 }
@@ -111,9 +109,8 @@ function withoutLabel(message: string | undefined, label: string): string | unde
   return rest === '' ? undefined : rest;
 }
 
-export interface ConnectionContext {
-  /** The origin the connection was made to. */
-  where: string;
+interface ConnectionContext {
+  where: string; // The origin the connection was made to.
   timeoutMs: number;
   baseUrlSource: string | undefined;
 }

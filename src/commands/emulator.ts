@@ -16,12 +16,11 @@ import { activeProfile } from '../settings/resolve.js';
 import { onStopSignals } from '../signals.js';
 import { isLoopbackHost, maskKey, normalizeApiKey } from '../settings/validate.js';
 
-export interface EmulatorCommandOptions
+interface EmulatorCommandOptions
   extends CatalogOptions, Pick<EmulatorOptions, 'key' | 'log' | 'failRate' | 'failStatus' | 'capacity' | 'maxInFlight'> {
   port: number;
   host: string;
-  /** Known trigger ids; without, the catalog's (--no-catalog: any). */
-  trigger?: string[];
+  trigger?: string[]; // Known trigger ids; without, the catalog's (--no-catalog: any).
   latency?: number;
 }
 

@@ -107,13 +107,11 @@ export function show(id: string, options: CatalogFlag & { json?: boolean }, ctx:
 }
 
 /** The fields as typed: the bounds as decimal text, checked by bound(). */
-export interface EntryOptions extends CatalogFlag, Pick<TriggerEntry, 'name' | 'value' | 'description' | 'deprecated'> {
+interface EntryOptions extends CatalogFlag, Pick<TriggerEntry, 'name' | 'value' | 'description' | 'deprecated'> {
   min?: string;
   max?: string;
-  /** edit: the id --profile uses. */
-  id?: string;
-  /** edit: fields to remove. */
-  clear?: Array<(typeof CLEARABLE)[number]>;
+  id?: string; // edit: the id --profile uses.
+  clear?: Array<(typeof CLEARABLE)[number]>; // edit: fields to remove.
 }
 
 /** A bound as a JSON number; refused when a double cannot hold the digits typed, as the catalog compares them. */

@@ -2,10 +2,9 @@
  * An ora spinner on stderr, only where a person is watching: stderr is a terminal that reports a size (a pty nobody sized says 0 columns,
  * and ora redraws forever), it is not TERM=dumb, and CI is not set. ora loads in the background so the request does not wait for it.
  */
-export interface Spinner {
+interface Spinner {
   stop(): void;
-  /** Changes what the spinner says (for a wait before a retry). */
-  update(text: string): void;
+  update(text: string): void; // Changes what the spinner says (for a wait before a retry).
 }
 
 const NONE: Spinner = { stop() {}, update() {} };
