@@ -151,11 +151,9 @@ export function resolveSettings(options: ResolveOptions = {}): Settings {
   return settings!;
 }
 
-export interface CommandResolveOptions extends ResolveOptions {
-  /** The command's working folder, where the catalog is looked for. */
-  cwd?: string;
-  /** --catalog <file>, --no-catalog (false), or neither. */
-  catalog?: string | boolean | undefined;
+interface CommandResolveOptions extends ResolveOptions {
+  cwd?: string; // The command's working folder, where the catalog is looked for.
+  catalog?: string | boolean | undefined; // --catalog <file>, --no-catalog (false), or neither.
 }
 
 /**
