@@ -189,17 +189,15 @@ export function verboseLines(event: ClientEvent, c: Palette, mask: ServerMask): 
   }
 }
 
+type AnnotationOptions = { level?: 'error' | 'warning' | 'notice'; file?: string; line?: number | null };
+
 /**
  * A workflow command that GitHub Actions shows as an annotation (`::error title=…::message`). Its message is escaped as the
  * workflow-command syntax requires (`%`, CR, LF), and its properties (`title=`, `file=`) also for `:` and `,`, which end a property; so one
  * failure is one annotation line whatever the data says. Other control and invisible characters are shown escaped, as on a terminal. The
  * one escaper: every annotation the tool prints is made here.
  */
-export function githubAnnotation(
-  message: string,
-  title = 'trigger',
-  { level = 'error', file, line }: { level?: 'error' | 'warning' | 'notice'; file?: string; line?: number | null } = {},
-): string {
+export function githubAnnotation(message: string, title = 'trigger', { level = 'error', file, line }: AnnotationOptions = {}): string {
   const data = (text: string) => printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
   const property = (text: string) => data(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
   const properties = [
