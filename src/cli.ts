@@ -71,8 +71,7 @@ async function buildProgram(context: Context, mode: Mode, only: string | undefin
 /** Anything thrown, as the TriggerError it stands for: commander's usage errors and bugs included. */
 function asTriggerError(error: unknown, mode: Mode): TriggerError {
   if (isTriggerError(error)) return error;
-  // Usage errors are exit 2, not commander's 1.
-  // Help shown for a command that needs one of its own ("(outputHelp)" is commander's, not words).
+  // Usage errors are exit 2, not commander's 1; help shown for want of a subcommand ("(outputHelp)" is commander's, not words).
   if (error instanceof CommanderError && error.code === 'commander.help')
     return new UsageError('a command is needed: the help above lists them');
   if (error instanceof CommanderError) return new UsageError(usageWords(error.message).replace(/^error: /, ''));
@@ -112,8 +111,7 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
     // No command is asking for the help (as gh: stdout, exit 0); `trigger help frie` is `trigger frie`, not a help with no word of the typo.
     if (argv.length <= 2) argv = [...argv, 'help'];
     else if (argv[2] === 'help' && /^\w/.test(argv[3] ?? '') && !Object.hasOwn(COMMANDS, argv[3]!)) argv = argv.toSpliced(2, 1);
-    // A known command as the first word builds only its own tree; anything else (help, a typo to
-    // suggest for, options first, completion) builds all of it.
+    // A known command first builds only its own tree; anything else (help, a typo to suggest for, options first, completion) builds all.
     const only = Object.hasOwn(COMMANDS, argv[2] ?? '') ? argv[2] : undefined;
     const program = await buildProgram({ io, env, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode, only);
     // The same a level down: `trigger config help nonesuch` is `trigger config nonesuch` (it showed config's help, no word of it).

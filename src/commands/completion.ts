@@ -296,8 +296,7 @@ else
 fi
 `;
 
-// fish: one completion that asks trigger; each value carries its own description (a profile's base
-// URL, a trigger's name), not its option's.
+// fish: one completion that asks trigger; each value has its own description (a profile's base URL, a trigger's name), not its option's.
 const FISH = `# trigger completion for fish: trigger completion fish > ~/.config/fish/completions/trigger.fish
 # On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
 function __trigger_complete

@@ -60,8 +60,7 @@ async function bounded<T>(call: (entry: KeyringEntry, signal: AbortSignal) => Pr
     timer.unref();
   });
   try {
-    // Pinned to the Secret Service on Linux: the module would otherwise fall back to the kernel
-    // keyring, which forgets the key at logout or reboot.
+    // Pinned to the Secret Service on Linux: else the module falls back to the kernel keyring, which forgets the key at logout or reboot.
     const entry = Promise.all([import('@napi-rs/keyring'), busAnswers(signal)]).then(
       ([{ AsyncEntry }]) => new AsyncEntry(SERVICE, profile, { linux: { store: 'secret-service' } }),
     );
