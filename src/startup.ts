@@ -91,9 +91,8 @@ function runWithCodeCache(file: string): Cli {
 }
 
 /**
- * Writes new cache data whole, with its record; the files of earlier builds of the same bundle are
- * removed then (those for other flags are kept: a job may alternate them). V8 rejects data made under
- * other flags than the ones it is used with, so the flags the command changed are set back first.
+ * Writes new cache data whole, with its record, and removes the files of earlier builds of the same bundle (those for other flags are kept:
+ * a job may alternate them). V8 rejects data made under other flags, so the flags the command changed are set back first.
  */
 function writeCache(cli: Cli, script: vm.Script, cacheFile: string, names: Record<'bundle' | 'build' | 'madeFor', string>) {
   const dir = path.dirname(cacheFile);
