@@ -228,11 +228,10 @@ function rulesFor(options: EmulatorOptions, key: string, logFd: number | undefin
 }
 
 type Rules = ReturnType<typeof rulesFor>;
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string, tooBig: boolean) => void;
 
 /** A server that reads each body (up to MAX_BODY, the rest counted) before handing the request on. */
-function bodyReadingServer(
-  handle: (req: http.IncomingMessage, res: http.ServerResponse, body: string, tooBig: boolean) => void,
-): http.Server {
+function bodyReadingServer(handle: Handler): http.Server {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -261,7 +260,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let closing = false;
   let sequence = 0;
 
-  const handle = (req: http.IncomingMessage, res: http.ServerResponse, body: string, tooBig: boolean) => {
+  const handle: Handler = (req, res, body, tooBig) => {
     const requestId = `emu-${(++sequence).toString(36)}-${randomBytes(4).toString('hex')}`;
     res.setHeader('x-request-id', requestId);
     const screened = screen(req, rules);
