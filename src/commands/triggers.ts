@@ -70,8 +70,7 @@ export function list(options: CatalogFlag & { json?: boolean }, ctx: Context): v
   if (options.json) return io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views }));
   io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count(views.length, 'trigger')}`));
   // The widest id and name, up to 32 and 40, in one loop: not spread into Math.max (200,000 arguments overflow the stack).
-  let width = 2;
-  let nameWidth = 0;
+  let [width, nameWidth] = [2, 0];
   for (const v of views) {
     width = Math.min(32, Math.max(width, shownId(v.id).length));
     nameWidth = Math.min(40, Math.max(nameWidth, printable(v.name ?? '').length));
