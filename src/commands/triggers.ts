@@ -328,10 +328,7 @@ export async function importFiles(files: string[], options: ImportOptions, ctx: 
   // The files are read first; the catalog is read and changed under its lock.
   const seen = new Set<string>();
   for (const source of files) {
-    for await (const row of rowsOf(source, options, ctx)) {
-      const id = row.triggerId;
-      if (id !== undefined && id.trim() !== '') seen.add(id);
-    }
+    for await (const row of rowsOf(source, options, ctx)) if (row.triggerId?.trim()) seen.add(row.triggerId);
   }
   await changeCatalog(options, ctx, true, (target) => {
     const resolver = new TriggerResolver(target, activeProfile(options, ctx.env));
