@@ -184,18 +184,12 @@ function successLine(result, c, mask) {
   if (result.requestId) parts.push(`request id ${printable(mask.server(result.requestId))}`);
   return `${c.success("\u2714")} ${parts.join(c.dim(" \xB7 "))}`;
 }
-function shownMessage(error2, mask) {
-  return error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
-}
 function errorLine(error2, c, mask) {
   let text = printable(shownMessage(error2, mask));
   const requestId = error2.requestId;
   if (requestId) text += ` (request id ${printable(mask.server(requestId))})`;
   const hint = error2.hint ? c.dim(" \u2014 ") + c.hint(printable(error2.hint)) : "";
   return `${c.error("error:")} ${text}${hint}`;
-}
-function rawJson(text) {
-  return text === void 0 ? null : { [RAW]: text };
 }
 function toJson(fields) {
   let json = "";
@@ -298,7 +292,7 @@ function curlCommand(url, body, headers) {
     `  --data-raw ${shellQuote(body, { always: true })}`
   ].join(" \\\n");
 }
-var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES, shownId, RAW, serverJson, serverText;
+var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES, shownId, shownMessage, RAW, rawJson, serverJson, serverText;
 var init_render = __esm({
   "src/output/render.ts"() {
     "use strict";
@@ -307,7 +301,9 @@ var init_render = __esm({
     HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
     SHORT_ESCAPES = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
     shownId = (id) => /[\\"]/.test(id) || HAS_UNSEEN.test(id) ? printable(JSON.stringify(id)) : id;
+    shownMessage = (error2, mask) => error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
     RAW = /* @__PURE__ */ Symbol("raw JSON");
+    rawJson = (text) => text === void 0 ? null : { [RAW]: text };
     serverJson = (value, mask) => ({ [RAW]: mask.serverJson(JSON.stringify(value ?? null)) });
     serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
   }
@@ -611,6 +607,7 @@ var init_redact = __esm({
     MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
     escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     Secret = class {
+      // The length of the shortest whole form: shorter text holds none.
       constructor(key) {
         this.key = key;
         this.mask = maskKey(key);
@@ -652,11 +649,10 @@ var init_redact = __esm({
        * bytes apart (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
        */
       forms;
-      /** Matches wherever a whole form might be: any form in any case, or an escape. */
       #maybe;
-      /** Matches wherever a piece might be (in server text). */
+      // Matches wherever a whole form might be: any form in any case, or an escape.
       #maybePiece;
-      /** The length of the shortest whole form: shorter text holds none. */
+      // Matches wherever a piece might be (in server text).
       #shortest;
       /** Whether `text` may hold a form of the whole key (a cheap test; false means it holds none). */
       mayHold(text) {
@@ -737,9 +733,6 @@ function parseJsonBody(text) {
     return void 0;
   }
 }
-function cleanText(text) {
-  return text.replace(CONTROL, "").replace(/\s+/g, " ").trim();
-}
 function excerpt2(text, max = 200) {
   const clean = cleanText(text);
   return clean.length > max ? `${clean.slice(0, max - 1)}\u2026` : clean;
@@ -759,9 +752,6 @@ function serverMessage(json, text) {
   }
   const plain2 = excerpt2(looksLikeHtml(text) ? htmlWords(text) : text);
   return plain2 === "" ? void 0 : plain2;
-}
-function looksLikeHtml(text) {
-  return /^\s*\ufeff?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)|<\/(?:html|body|head|title)>/i.test(text);
 }
 function markupText(html) {
   return decodeReferences(html.replace(/<[^<>]*>/g, " ")).replace(/\s+/g, " ").trim();
@@ -785,14 +775,16 @@ function requestIdOf(headers) {
   const id = headerValue(headers, "x-request-id") ?? headerValue(headers, "request-id");
   return id === void 0 ? void 0 : excerpt2(id, 200);
 }
-var MAX_BODY_BYTES, CONTROL, said, HTML_READ;
+var MAX_BODY_BYTES, CONTROL, cleanText, said, looksLikeHtml, HTML_READ;
 var init_response = __esm({
   "src/client/response.ts"() {
     "use strict";
     init_redact();
     MAX_BODY_BYTES = 1024 * 1024;
     CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+    cleanText = (text) => text.replace(CONTROL, "").replace(/\s+/g, " ").trim();
     said = (value) => typeof value === "string" && value.trim() !== "" ? value : void 0;
+    looksLikeHtml = (text) => /^\s*\ufeff?(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<title[\s>]|<!--)|<\/(?:html|body|head|title)>/i.test(text);
     HTML_READ = 64 * 1024;
   }
 });
@@ -804,12 +796,6 @@ function errorCodes(error2) {
   for (let depth = 0; e && depth < 5; depth++, e = e.cause) if (typeof e.code === "string") codes.push(e.code);
   return codes;
 }
-function isConnectionNotMade(error2) {
-  return errorCodes(error2).some((code) => NOT_CONNECTED.has(code));
-}
-function isRetryableStatus(status2) {
-  return status2 === 429 || status2 === 503;
-}
 function parseRetryAfter(header, now = Date.now()) {
   const text = header?.trim() ?? "";
   if (/^\d+$/.test(text)) return Number(text) * 1e3;
@@ -820,7 +806,7 @@ function backoffMs(attempt, options = {}) {
   const ceiling = Math.min(8e3, (options.baseMs ?? 500) * 2 ** (attempt - 1));
   return Math.floor((options.random ?? Math.random)() * ceiling);
 }
-var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED;
+var DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, CONNECT_FAILURES, NOT_CONNECTED, isConnectionNotMade, isRetryableStatus;
 var init_retry = __esm({
   "src/client/retry.ts"() {
     "use strict";
@@ -844,22 +830,18 @@ var init_retry = __esm({
       "ERR_PROXY_REFUSED",
       "ERR_PROXY_UNREACHABLE"
     ]);
+    isConnectionNotMade = (error2) => errorCodes(error2).some((code) => NOT_CONNECTED.has(code));
+    isRetryableStatus = (status2) => status2 === 429 || status2 === 503;
   }
 });
 
 // src/client/proxy.ts
-function withScheme(proxy) {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
-}
 function proxyChoice(origin, env2 = process.env) {
   const url = new URL(origin);
   const names = url.protocol === "https:" ? ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"] : ["http_proxy", "HTTP_PROXY"];
   const variable = names.find((name) => env2[name]?.trim());
   if (!variable || bypassesProxy(url, env2.no_proxy?.trim() || env2.NO_PROXY || "")) return void 0;
   return { url: withScheme(env2[variable].trim()), variable };
-}
-function proxyFor(origin, env2 = process.env) {
-  return proxyChoice(origin, env2)?.url;
 }
 function ipMatches(host, entry) {
   const [address = "", bits, more] = entry.split("/");
@@ -894,9 +876,6 @@ function bypassesProxy(url, noProxy) {
     return domain !== "" && (host === domain || host.endsWith(`.${domain}`));
   });
 }
-function displayProxy(proxy) {
-  return maskProxyCredentials(withScheme(proxy)).replace(/\/+$/, "");
-}
 function parseProxy(choice) {
   if (!URL.canParse(choice.url)) {
     const hint = `set it to host:port or http://host:port (user:password@ before the host if the proxy needs them)`;
@@ -908,9 +887,6 @@ function parseProxy(choice) {
     throw new UsageError(message, { hint: "an http:// or https:// proxy is needed (host:port is taken as http://host:port)" });
   }
   return url;
-}
-function isTlsCode(code) {
-  return /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
 }
 function asProxyError(error2, choice, connected) {
   const message = error2?.message ?? "";
@@ -926,7 +902,7 @@ function asProxyError(error2, choice, connected) {
     return new ProxyError("ERR_PROXY_TLS", choice, { cause: error2 });
   return void 0;
 }
-var import_node_net, unbracket, ProxyError, CONNECTION_CODES;
+var import_node_net, withScheme, proxyFor, unbracket, displayProxy, isTlsCode, ProxyError, CONNECTION_CODES;
 var init_proxy = __esm({
   "src/client/proxy.ts"() {
     "use strict";
@@ -934,7 +910,11 @@ var init_proxy = __esm({
     init_errors();
     init_redact();
     init_retry();
+    withScheme = (proxy) => /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+    proxyFor = (origin, env2 = process.env) => proxyChoice(origin, env2)?.url;
     unbracket = (host) => host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+    displayProxy = (proxy) => maskProxyCredentials(withScheme(proxy)).replace(/\/+$/, "");
+    isTlsCode = (code) => /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
     ProxyError = class extends Error {
       code;
       /** The proxy, its password masked. */
@@ -957,9 +937,6 @@ var init_proxy = __esm({
 });
 
 // src/client/messages.ts
-function statusText(status2) {
-  return STATUS_TEXT[status2] ?? "";
-}
 function statusHint(status2, headers, context) {
   if (status2 >= 300 && status2 < 400)
     return "redirects are not followed, so the key never goes to another host; set the base URL to where the service really is";
@@ -991,15 +968,9 @@ function serviceError(answer, context, info2) {
   const message = withoutLabel(serverMessage(json, text), label);
   const after = info2.attempts > 1 ? ` (after ${info2.attempts} attempts)` : "";
   const summary = status2 >= 300 && status2 < 400 ? `the service redirected (${label}) to ${location ?? "no Location"}` : status2 >= 200 && status2 < 300 ? `the service answered ${label} but said "success": false` : status2 >= 500 && status2 !== 503 ? `no definitive answer: ${label}${after}` : status2 === 408 || status2 === 429 || status2 === 503 ? `not recorded: the service answered ${label}${after}` : `the service refused the event: ${label}${after}`;
-  return new ServiceError(message ? `${summary}: ${message}` : summary, {
-    status: status2,
-    statusText: statusText(status2),
-    serverMessage: message,
-    body: json ?? text,
-    location,
-    hint: statusHint(status2, headers, context),
-    ...info2
-  });
+  const hint = statusHint(status2, headers, context);
+  const details = { status: status2, statusText: statusText(status2), serverMessage: message, body: json ?? text, location, hint, ...info2 };
+  return new ServiceError(message ? `${summary}: ${message}` : summary, details);
 }
 function withoutLabel(message, label) {
   const rest = message?.replace(new RegExp(`^${label}(?:[\\s:,;.\u2013\u2014-]+|$)`), "");
@@ -1010,12 +981,9 @@ function networkError(error2, timedOut, context, info2) {
   const codes = errorCodes(error2);
   const notMade = info2.recorded === "no";
   if (timedOut || codes.some((c) => c === "UND_ERR_HEADERS_TIMEOUT" || c === "UND_ERR_BODY_TIMEOUT")) {
-    return new NetworkError("timeout", `no response from ${context.where} within ${context.timeoutMs / 1e3} s${tries}`, {
-      ...info2,
-      code: "ETIMEDOUT",
-      hint: notMade ? "nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout" : "the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow",
-      cause: error2
-    });
+    const message2 = `no response from ${context.where} within ${context.timeoutMs / 1e3} s${tries}`;
+    const hint2 = notMade ? "nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout" : "the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow";
+    return new NetworkError("timeout", message2, { ...info2, code: "ETIMEDOUT", hint: hint2, cause: error2 });
   }
   if (error2 instanceof ProxyError) return proxyNetworkError(error2, context, info2, tries);
   const code = mainCode(error2);
@@ -1067,7 +1035,7 @@ function describeNetworkError(code, message) {
   if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
-var import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, UNREADABLE, CLOSED, REASONS;
+var import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, statusText, UNREADABLE, CLOSED, REASONS;
 var init_messages = __esm({
   "src/client/messages.ts"() {
     "use strict";
@@ -1104,6 +1072,7 @@ var init_messages = __esm({
       503: "Service Unavailable",
       504: "Gateway Timeout"
     };
+    statusText = (status2) => STATUS_TEXT[status2] ?? "";
     UNREADABLE = "its answer could not be read (an unexpected 1xx or a malformed response)";
     CLOSED = "connection closed by the other side before it answered";
     REASONS = /* @__PURE__ */ new Map([
@@ -4618,9 +4587,6 @@ function plainNumber(pattern2, min, max, expected) {
     return n;
   };
 }
-function concurrency(text) {
-  return text.trim().toLowerCase() === "auto" ? "auto" : wholeNumber(1, 256, "auto, or a whole number from 1 to 256")(text);
-}
 function shard(text) {
   try {
     return parseShard(text);
@@ -4629,7 +4595,7 @@ function shard(text) {
     throw new InvalidArgumentError(`${message.replace(/^--shard takes/, "expected")} (${hint})`);
   }
 }
-var wholeNumber, DECIMAL, seconds, rate, fraction, retries, line;
+var wholeNumber, DECIMAL, seconds, rate, fraction, retries, line, concurrency;
 var init_parsers = __esm({
   "src/commands/parsers.ts"() {
     "use strict";
@@ -4642,6 +4608,7 @@ var init_parsers = __esm({
     fraction = plainNumber(DECIMAL, 0, 1, "a share from 0 to 1, e.g. 0.25");
     retries = wholeNumber(0, 100);
     line = wholeNumber(1, Number.MAX_SAFE_INTEGER, "a line number, e.g. 1000");
+    concurrency = (text) => text.trim().toLowerCase() === "auto" ? "auto" : wholeNumber(1, 256, "auto, or a whole number from 1 to 256")(text);
   }
 });
 
@@ -5285,12 +5252,6 @@ var init_paths = __esm({
 });
 
 // src/startup.ts
-function writableByOwnerOnly(stat) {
-  return process.platform === "win32" || (Number(stat.mode) & 18) === 0;
-}
-function ownedPrivately(stat) {
-  return typeof process.getuid !== "function" || BigInt(stat.uid) === BigInt(process.getuid()) && writableByOwnerOnly(stat);
-}
 function readMine(file, read) {
   let fd;
   try {
@@ -5341,7 +5302,7 @@ function capYoungGeneration() {
     if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
-var import_node_fs3, off, MAX_RECORDS_BYTES, undoFlags, youngGenerationCap;
+var import_node_fs3, off, writableByOwnerOnly, ownedPrivately, MAX_RECORDS_BYTES, undoFlags, youngGenerationCap;
 var init_startup = __esm({
   "src/startup.ts"() {
     "use strict";
@@ -5350,6 +5311,8 @@ var init_startup = __esm({
     init_paths();
     init_version();
     off = () => process.env.TRIGGER_NO_STARTUP_CACHE === "1";
+    writableByOwnerOnly = (stat) => process.platform === "win32" || (Number(stat.mode) & 18) === 0;
+    ownedPrivately = (stat) => typeof process.getuid !== "function" || BigInt(stat.uid) === BigInt(process.getuid()) && writableByOwnerOnly(stat);
     MAX_RECORDS_BYTES = 1024 * 1024;
     undoFlags = [];
     youngGenerationCap = 32 * 1024 * 1024;
@@ -32448,13 +32411,10 @@ function isPermanent(error2) {
   const codes = errorCodes(error2);
   return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED");
 }
-function eventUrl(baseUrl, event) {
-  return `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
-}
 function createClient(options) {
   return new TriggerClient(options);
 }
-var TriggerClient;
+var TriggerClient, eventUrl;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32666,6 +32626,7 @@ var init_client = __esm({
         this.#dispatcher = void 0;
       }
     };
+    eventUrl = (baseUrl, event) => `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
   }
 });
 
@@ -35812,9 +35773,6 @@ var init_ora = __esm({
 });
 
 // src/output/spinner.ts
-function spinnerWanted(env2, stream) {
-  return stream.isTTY === true && !env2.CI && env2.TERM !== "dumb" && (stream.columns ?? 0) > 0;
-}
 function startSpinner(text, enabled, color, stream) {
   if (!enabled) return NONE;
   let stopped = false;
@@ -35834,13 +35792,14 @@ function startSpinner(text, enabled, color, stream) {
     }
   };
 }
-var NONE;
+var NONE, spinnerWanted;
 var init_spinner = __esm({
   "src/output/spinner.ts"() {
     "use strict";
     NONE = { stop() {
     }, update() {
     } };
+    spinnerWanted = (env2, stream) => stream.isTTY === true && !env2.CI && env2.TERM !== "dumb" && (stream.columns ?? 0) > 0;
   }
 });
 
@@ -36351,8 +36310,7 @@ var init_keychain = __esm({
 function findCatalog({ cwd, env: env2, flag }) {
   if (flag === false) return void 0;
   if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
-  const named = env2.TRIGGER_CATALOG;
-  if (named) return { path: import_node_path5.default.resolve(cwd, named), source: "env" };
+  if (env2.TRIGGER_CATALOG) return { path: import_node_path5.default.resolve(cwd, env2.TRIGGER_CATALOG), source: "env" };
   for (let dir = import_node_path5.default.resolve(cwd), below = ""; dir !== below; below = dir, dir = import_node_path5.default.dirname(dir)) {
     const candidate = import_node_path5.default.join(dir, CATALOG_FILE_NAME);
     if (exists(candidate)) return { path: candidate, source: "found" };
@@ -36399,9 +36357,6 @@ function kindOf(stat) {
   if (stat.isBlockDevice()) return "a block device";
   if (stat.isSocket()) return "a socket";
   return "not a regular file";
-}
-function unusable(file, problem, hint = "name another with --catalog <file>, or pass --no-catalog") {
-  return new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
 }
 function cannotRead(file, error2) {
   const message = `cannot read catalog ${printable(file)}: ${errnoWords(error2, "reading")}`;
@@ -36472,9 +36427,6 @@ function notOthersLink(named, hop, stat, uid) {
   const message = `not changed: catalog ${printable(named)}${through(named, hop)}: ${printable(hop)} is a link that belongs to ${userName(stat.uid)}, and a change is never written through another user's link`;
   throw new ConfigError(message, { hint: "name the file it leads to with --catalog, if that is the one to change" });
 }
-function sameFile(a, b) {
-  return a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
-}
 function readCatalogFile(file, options = {}) {
   const target2 = catalogTarget(file, options);
   let fd;
@@ -36501,7 +36453,7 @@ function readAtMost(fd, file, size) {
   if (length > size) throw unusable(file, "it grew while it was read; run the command again");
   return buffer.toString("utf8", 0, length);
 }
-var import_node_fs7, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode, through;
+var import_node_fs7, import_node_path6, MAX_CATALOG_BYTES, MAX_LINKS, mode, unusable, through, sameFile;
 var init_file = __esm({
   "src/catalog/file.ts"() {
     "use strict";
@@ -36514,7 +36466,9 @@ var init_file = __esm({
     MAX_CATALOG_BYTES = 16 * 1024 * 1024;
     MAX_LINKS = 40;
     mode = (stat) => (stat.mode & 4095).toString(8).padStart(4, "0");
+    unusable = (file, problem, hint = "name another with --catalog <file>, or pass --no-catalog") => new ConfigError(`catalog ${printable(file)} cannot be used: ${problem}`, { hint });
     through = (named, hop) => hop === import_node_path6.default.resolve(named) ? "" : ` (through the link to ${printable(hop)})`;
+    sameFile = (a, b) => a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
   }
 });
 
@@ -36531,9 +36485,6 @@ __export(load_exports, {
   spelled: () => spelled,
   triggerIdsFor: () => triggerIdsFor
 });
-function describe(value) {
-  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : JSON.stringify(value);
-}
 function lineFinder(text) {
   let at = 0;
   let line2 = 1;
@@ -36549,9 +36500,8 @@ function keyLines(text) {
   let cursor = 0;
   let rescans = 0;
   const find = (quoted, from) => {
-    for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1)) {
+    for (let at = text.indexOf(quoted, from); at >= 0; at = text.indexOf(quoted, at + 1))
       if (/^\s*:/.test(text.slice(at + quoted.length, at + quoted.length + 64))) return at;
-    }
     return -1;
   };
   return (key) => {
@@ -36602,9 +36552,8 @@ function catalogProblems(data, text = "") {
 function entryProblems(key, entry, at) {
   if (key.trim() === "") at("an empty trigger id");
   if (!isObject(entry)) return at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
-  for (const field2 of Object.keys(entry)) {
+  for (const field2 of Object.keys(entry))
     if (!ENTRY_FIELDS.includes(field2)) at(`unknown field "${field2}" (known: ${ENTRY_FIELDS.join(", ")})`);
-  }
   for (const field2 of ["name", "description", "deprecated"]) {
     const value = entry[field2];
     if (value === void 0) continue;
@@ -36721,7 +36670,7 @@ function idIn(key, entry, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));
 }
-var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, isObject, MAX_KEY_RESCANS, STRING_OR_NUMBER, spelled, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, describe, isObject, MAX_KEY_RESCANS, STRING_OR_NUMBER, spelled, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -36735,6 +36684,7 @@ var init_load = __esm({
     VALUE_RULES = ["required", "optional", "none"];
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
     TOP_FIELDS = ["$schema", "triggers"];
+    describe = (value) => value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : JSON.stringify(value);
     isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
     MAX_KEY_RESCANS = 64;
     STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
@@ -36823,8 +36773,8 @@ var init_resolve = __esm({
       }
       catalog;
       profile;
-      /** Names looked up so far: a batch asks for the same few again and again. */
       seen = /* @__PURE__ */ new Map();
+      // Names looked up so far: a batch asks for the same few again and again.
       /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
       ids;
       trigger(key) {
@@ -36844,13 +36794,12 @@ var init_resolve = __esm({
         return resolution;
       }
       ownIds() {
-        if (!this.ids) {
-          const triggers = this.catalog.data.triggers;
-          this.ids = /* @__PURE__ */ new Map();
-          for (const key of Object.keys(triggers)) {
-            const id = idIn(key, triggers[key], this.profile);
-            if (id !== key) this.ids.set(id, key);
-          }
+        if (this.ids) return this.ids;
+        const triggers = this.catalog.data.triggers;
+        this.ids = /* @__PURE__ */ new Map();
+        for (const key of Object.keys(triggers)) {
+          const id = idIn(key, triggers[key], this.profile);
+          if (id !== key) this.ids.set(id, key);
         }
         return this.ids;
       }
@@ -36893,7 +36842,8 @@ var init_resolve = __esm({
       /** The warning for a deprecated trigger, if it is one. */
       deprecation(trigger) {
         const reason2 = trigger.entry.deprecated;
-        return reason2 === void 0 ? void 0 : `warning: trigger ${printable(trigger.key)} is deprecated: ${printable(reason2)} (the catalog ${printable(this.catalog.path)})`;
+        if (reason2 === void 0) return void 0;
+        return `warning: trigger ${printable(trigger.key)} is deprecated: ${printable(reason2)} (the catalog ${printable(this.catalog.path)})`;
       }
     };
   }
@@ -36910,9 +36860,6 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
   if (env2.TRIGGER_PROFILE) return { name: checkProfileName(env2.TRIGGER_PROFILE), explicit: true, source: "env" };
   if (typeof config?.active === "string" && config.active !== "") return { name: config.active, explicit: true, source: "config" };
   return { name: "default", explicit: false, source: "default" };
-}
-function activeProfile(flags, env2) {
-  return selectedProfile(flags, env2, readConfig(configPath(env2))).name;
 }
 function unknownProfile(name, configFile, config) {
   const known = Object.keys(config.profiles ?? {});
@@ -37000,7 +36947,7 @@ async function resolveCommand(options) {
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path8, STORED;
+var import_node_fs8, import_node_path8, activeProfile, STORED;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
@@ -37013,6 +36960,7 @@ var init_resolve2 = __esm({
     init_keychain();
     init_validate();
     init_find();
+    activeProfile = (flags, env2) => selectedProfile(flags, env2, readConfig(configPath(env2))).name;
     STORED = "\0keychain";
   }
 });
@@ -37026,10 +36974,10 @@ async function commandSettings(options, requireKey, { io, env: env2, cwd }, requ
   return world;
 }
 function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
-  const onEvent = options.verbose || onRetry ? (event) => {
+  const onEvent = (event) => {
     if (event.type === "retry") onRetry?.(event.delayMs, event.reason);
     if (options.verbose) for (const line2 of verboseLines(event, io.errColors, io.serverMask)) io.stderr(line2);
-  } : void 0;
+  };
   const profile = `profile "${settings.profile}"`;
   const keyFrom = { flag: "--api-key", env: "TRIGGER_API_KEY", profile, keychain: `${profile} (system keychain)` };
   const urlFrom = { flag: "--base-url", env: "TRIGGER_BASE_URL", profile: `${profile}: trigger config get base-url`, keychain: void 0 };
@@ -37046,7 +36994,8 @@ function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
     timeoutMs: options.timeout * 1e3,
     retries: options.retries,
     connections,
-    onEvent
+    onEvent: options.verbose || onRetry ? onEvent : void 0
+    // none: the client makes no event objects
   });
 }
 var init_service = __esm({
@@ -44626,7 +44575,8 @@ function progressFor(run2, now) {
   }
   return new Progress(io, render, { plain: !spinnerWanted(run2.env, io.terminal) });
 }
-function finish({ io, env: env2, cwd, options, input: input2, failed, journal, pace }, recorder, result, signal, stderr) {
+function finish(run2, recorder, result, signal, stderr) {
+  const { io, env: env2, cwd, options, input: input2, failed, journal, pace } = run2;
   const { counts } = recorder;
   const name = input2.sources.join(" ");
   const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
@@ -44879,14 +44829,8 @@ async function list(options, { io, env: env2 }) {
     const baseUrl = await shown("base-url", name, profile) ?? null;
     rows2.push({ profile: name, active: name === active.name, apiKey, baseUrl });
   }
-  if (options.json) {
-    io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
-    return;
-  }
-  if (rows2.length === 0) {
-    io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
-    return;
-  }
+  if (options.json) return io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
+  if (rows2.length === 0) return io.stderr(`no profiles in ${file}; start with: trigger config set-key`);
   const c = io.outColors;
   for (const row of rows2) {
     const why = row.active ? c.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
@@ -44904,10 +44848,7 @@ async function unset(nameArgument, options, { io, env: env2 }) {
   const name = settingName(nameArgument);
   const { file, name: profileName, profile, saveProfile } = target(options, env2);
   const inStore = name === "api-key" && profile?.apiKeyStorage === "keychain";
-  if (profile?.[SETTINGS2[name].field] === void 0 && !inStore) {
-    io.stderr(`${name} was not set in ${where(profileName, file)}`);
-    return;
-  }
+  if (profile?.[SETTINGS2[name].field] === void 0 && !inStore) return io.stderr(`${name} was not set in ${where(profileName, file)}`);
   if (inStore) await forgetStoredKey(profileName, "");
   await saveProfile((current) => without(current, name));
   io.stdout(`${io.outColors.success("\u2714")} ${name} removed from ${where(profileName, file)}${inStore ? ` and ${storeName()}` : ""}`);
@@ -45230,23 +45171,15 @@ async function startEmulator(options = {}) {
     throw error2;
   }
   if (logFd !== void 0) server.once("close", () => import_node_fs16.default.closeSync(logFd));
-  const bound2 = server.address().port;
   let closed;
-  return {
-    url: reachableUrl(host, bound2),
-    host,
-    port: bound2,
-    key,
-    keyGenerated,
-    events,
-    stats,
-    close({ force = false } = {}) {
-      closing = true;
-      if (force) server.closeAllConnections();
-      closed ??= new Promise((resolve2) => server.close(() => resolve2()));
-      return closed;
-    }
+  const close = ({ force = false } = {}) => {
+    closing = true;
+    if (force) server.closeAllConnections();
+    closed ??= new Promise((resolve2) => server.close(() => resolve2()));
+    return closed;
   };
+  const bound2 = server.address().port;
+  return { url: reachableUrl(host, bound2), host, port: bound2, key, keyGenerated, events, stats, close };
 }
 function tally(stats, entry) {
   stats.requests++;
@@ -45366,9 +45299,7 @@ async function emulator(options, ctx) {
       if (entry.event) io.stdout(eventLine(entry.event, io));
       else io.stderr(rejectionLine(entry, io));
     },
-    onLogError(message) {
-      io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask));
-    }
+    onLogError: (message) => io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask))
   });
   let removeSignals = () => {
   };
@@ -45409,11 +45340,7 @@ function command5(program2, ctx) {
     "status of those failures (429 and 503 add Retry-After: 1)",
     wholeNumber(400, 599),
     DEFAULT_FAIL_STATUS
-  ).option("--latency <ms>", "delay every answer by this many milliseconds", wholeNumber(0, 6e5)).option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond", rate).option(
-    "--max-in-flight <n>",
-    "work on at most n requests at once; answer 503 with Retry-After beyond",
-    wholeNumber(1, 1e6)
-  ).addHelpText("after", EXAMPLES4).action((options) => emulator(options, ctx));
+  ).option("--latency <ms>", "delay every answer by this many milliseconds", wholeNumber(0, 6e5)).option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond", rate).option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond", wholeNumber(1, 1e6)).addHelpText("after", EXAMPLES4).action((options) => emulator(options, ctx));
 }
 var clock, showId, EXAMPLES4;
 var init_emulator = __esm({
@@ -45465,13 +45392,6 @@ function schemaFor(file, ownSchema = packageSchema()) {
   const copyTo = import_node_path14.default.join(folder, SCHEMA_FILE_NAME);
   return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
 }
-function newCatalog(plan2) {
-  return plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
-}
-function catalogText(data) {
-  return `${JSON.stringify(data, null, 2)}
-`;
-}
 function saveCatalog(file, data, was) {
   const text = catalogText(data);
   const problems = catalogProblems(data, text);
@@ -45490,7 +45410,7 @@ function stillThere(file, was) {
   const message = `not changed: ${printable(file)} was ${was === void 0 ? "created" : "replaced"} by someone else while it was being changed`;
   throw new ConfigError(message, { hint: "look at it, then run the command again" });
 }
-var import_node_fs17, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile2;
+var import_node_fs17, import_node_path14, SCHEMA_FILE_NAME, PACKAGE_NAME, isFile2, newCatalog, catalogText;
 var init_write = __esm({
   "src/catalog/write.ts"() {
     "use strict";
@@ -45505,6 +45425,9 @@ var init_write = __esm({
     SCHEMA_FILE_NAME = "triggers.schema.json";
     PACKAGE_NAME = "trigger-cli";
     isFile2 = (file) => import_node_fs17.default.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+    newCatalog = (plan2) => plan2.ref === void 0 ? { triggers: {} } : { $schema: plan2.ref, triggers: {} };
+    catalogText = (data) => `${JSON.stringify(data, null, 2)}
+`;
   }
 });
 
@@ -45541,13 +45464,9 @@ function list2(options, ctx) {
   const { catalog, profile } = shownCatalog(options, ctx);
   const views2 = Object.entries(catalog.data.triggers).map(([key, entry]) => view(key, entry, profile));
   const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
-    return;
-  }
+  if (options.json) return io.json(JSON.stringify({ catalog: catalog.path, profile, triggers: views2 }));
   io.stderr(io.errColors.dim(`${printable(catalog.path)} (profile ${printable(profile)}): ${count(views2.length, "trigger")}`));
-  let width = 2;
-  let nameWidth = 0;
+  let [width, nameWidth] = [2, 0];
   for (const v of views2) {
     width = Math.min(32, Math.max(width, shownId(v.id).length));
     nameWidth = Math.min(40, Math.max(nameWidth, printable(v.name ?? "").length));
@@ -45568,10 +45487,7 @@ function show(id, options, ctx) {
   const key = lookUp(catalog, profile, id);
   const v = view(key, catalog.data.triggers[key], profile);
   const { io } = ctx;
-  if (options.json) {
-    io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
-    return;
-  }
+  if (options.json) return io.json(JSON.stringify({ catalog: catalog.path, profile, trigger: v }));
   const c = io.outColors;
   const row = (label, text) => io.stdout(`${c.dim(label.padEnd(12))}${printable(text)}`);
   row("id", `${shownId(v.id)}${v.id !== key ? ` (in profile ${profile}; the catalog's key is ${shownId(key)})` : ""}`);
@@ -45745,10 +45661,7 @@ async function* rowsOf(source, options, ctx, read = {}) {
 async function importFiles(files, options, ctx) {
   const seen = /* @__PURE__ */ new Set();
   for (const source of files) {
-    for await (const row of rowsOf(source, options, ctx)) {
-      const id = row.triggerId;
-      if (id !== void 0 && id.trim() !== "") seen.add(id);
-    }
+    for await (const row of rowsOf(source, options, ctx)) if (row.triggerId?.trim()) seen.add(row.triggerId);
   }
   await changeCatalog(options, ctx, true, (target2) => {
     const resolver = new TriggerResolver(target2, activeProfile(options, ctx.env));
@@ -46139,9 +46052,7 @@ var PLAIN = { ...colours(() => plain), enabled: false };
 function colours(style) {
   return Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)]));
 }
-function wantsColor(stream, env2) {
-  return env2.FORCE_COLOR !== void 0 || !env2.NO_COLOR && stream.isTTY === true;
-}
+var wantsColor = (stream, env2) => env2.FORCE_COLOR !== void 0 || !env2.NO_COLOR && stream.isTTY === true;
 async function paletteFor(which, env2, stream) {
   if (!wantsColor(stream, env2)) return PLAIN;
   const { default: chalkStdout, chalkStderr: chalkStderr2 } = await Promise.resolve().then(() => (init_source(), source_exports));
@@ -46171,9 +46082,8 @@ var Output = class {
     streams.stdout.on("error", (error2) => this.#stdoutFailed(error2));
   }
   /**
-   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read
-   * when asked (a terminal may be resized): whether it is one, its columns (0 when it reports no size:
-   * a pty nobody sized), and the stream itself. A test passes a stream that says it is a terminal.
+   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read when asked (a terminal may be
+   * resized): its columns are 0 when it reports no size (a pty nobody sized). A test passes a stream that says it is a terminal.
    */
   get terminal() {
     const stream = this.#streams.stderr;
