@@ -43,10 +43,12 @@
 // An answer that did not come whole said as such, not "cannot reach" (audit23, +1); --json's rows never sent say recorded "no" (+1);
 // an NDJSON member read that is in its object twice makes the row invalid, not the last one silently sent (audit23, +20);
 // review23: every bus address asked in order (+10), a member name written with escapes is the same name (+1).
+// size24 took 146 out: one-expression helpers as arrow constants (-34), comments trailing or said shorter (-37), types named once (-15),
+// early returns, arguments named before the one call that takes them and smaller code (-60).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_925;
+const BUDGET = 11_779;
 const GOAL = 11_600;
 
 function lines(dir) {
