@@ -37356,6 +37356,9 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
 }
 function csvRow(fields, line2, header, columns, options) {
   const record = { format: "csv", fields };
+  const error2 = fields[fields.length === header.length ? columns.error : fields.length - 1] ?? "";
+  const kept = columns.error >= 0 && (!fields[columns.user] || fields.some((f) => f.startsWith('"'))) && KEPT_ERROR.exec(error2);
+  if (kept) return invalidRow(line2, record, kept[1]);
   if (fields.length !== header.length)
     return invalidRow(line2, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   if (fields.every((text, i) => text === header[i])) return invalidRow(line2, record, "the header again (give the files, not cat of them)");
@@ -37503,7 +37506,7 @@ function readLineIds(stream, options) {
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, READERS;
+var DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -37517,9 +37520,10 @@ var init_rows = __esm({
     UNKNOWN_MARK = "outcome unknown";
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     CUT_ERROR = /^line \d+: (?:invalid, not sent: )?(the line is [\d,]+ bytes, over the 1 MiB limit.*)/;
+    KEPT_ERROR = /^line \d+: (?:invalid, not sent: )?(a quoted field opens on this line and .*|.* \(as read: .*\))$/s;
     MAX_CHUNK_ROWS = 1024;
     QUOTE = 34;
-    CsvRecords = class {
+    CsvRecords = class _CsvRecords {
       constructor(separator, toRow) {
         this.separator = separator;
         this.toRow = toRow;
@@ -37572,8 +37576,8 @@ var init_rows = __esm({
               continue;
             }
             record.field = "";
+            record.opened = i++;
             quoted = true;
-            i++;
           }
           const quote = line2.indexOf('"', i);
           if (quote < 0) {
@@ -37602,7 +37606,14 @@ var init_rows = __esm({
         for (let i = items.length - 1; i > 0; i--) this.pending.push(items[i]);
         this.#open = void 0;
       }
+      /** A line kept as read, as fields: an open quote's rest as written is the last (so its failed-file line has an error column). */
+      static kept(raw, separator) {
+        const record = { line: 0, items: [], size: 0, fields: [], field: "" };
+        const whole = new _CsvRecords(separator, () => void 0).#parse(record, raw, false);
+        return whole ? record.fields : [...record.fields, raw.slice(record.opened)];
+      }
     };
+    keptFields = CsvRecords.kept;
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
@@ -37621,10 +37632,8 @@ function failedLine(row, error2, header, separator = ",") {
   const reason2 = `line ${/^line (\d+):/.exec(named ?? "")?.[1] ?? row.line}: ${error2}`;
   switch (record.format) {
     case "csv": {
-      if (record.raw !== void 0) return `${record.raw}${separator}${csvField(reason2, separator)}
-`;
       const errorAt = header ? columnAt(header, "error") : -1;
-      const fields = [...record.fields];
+      const fields = record.raw === void 0 ? [...record.fields] : keptFields(record.raw, separator);
       const width = header?.length ?? fields.length;
       while (fields.length < width) fields.push("");
       if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;

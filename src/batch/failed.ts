@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { rawJson, toJson } from '../output/render.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
-import { columnAt, type Row } from './rows.js';
+import { columnAt, keptFields, type Row } from './rows.js';
 import { throughLinks } from '../lock.js';
 
 function csvField(text: string, separator = ','): string {
@@ -33,9 +33,9 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
   const reason = `line ${/^line (\d+):/.exec(named ?? '')?.[1] ?? row.line}: ${error}`;
   switch (record.format) {
     case 'csv': {
-      if (record.raw !== undefined) return `${record.raw}${separator}${csvField(reason, separator)}\n`; // as read, to be fixed by hand
       const errorAt = header ? columnAt(header, 'error') : -1;
-      const fields = [...record.fields];
+      // A line kept as read, to be fixed by hand, goes as its fields: as it was, its open quote swallowed the error (audit23).
+      const fields = record.raw === undefined ? [...record.fields] : keptFields(record.raw, separator);
       const width = header?.length ?? fields.length;
       while (fields.length < width) fields.push(''); // a short row still lines up with the header
       if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason;

@@ -99,6 +99,9 @@ const UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
 /** A failed file's row that is the start of a line over 1 MiB (lines.ts): never sent, kept as it was (audit23: its cut id went). */
 const CUT_ERROR = /^line \d+: (?:invalid, not sent: )?(the line is [\d,]+ bytes, over the 1 MiB limit.*)/;
 
+/** A failed file's row kept as read (an open quote's, or one whose text is only in its error): never sent as it was kept. */
+const KEPT_ERROR = /^line \d+: (?:invalid, not sent: )?(a quoted field opens on this line and .*|.* \(as read: .*\))$/s;
+
 /** A row's fields as read, those its format has (its value as text: an NDJSON number as its digits are written). */
 type Fields = Partial<Pick<Row, 'triggerId' | 'userId' | 'value'>> & { error?: unknown };
 
@@ -188,6 +191,10 @@ export function findColumns(
 
 function csvRow(fields: string[], line: number, header: string[], columns: Columns, options: ReadOptions): Row {
   const record: RowRecord = { format: 'csv', fields };
+  // A failed file's row kept as read stays invalid while it is as kept: its open quote's field, or its text only in `error` (audit23).
+  const error = fields[fields.length === header.length ? columns.error : fields.length - 1] ?? '';
+  const kept = columns.error >= 0 && (!fields[columns.user] || fields.some((f) => f.startsWith('"'))) && KEPT_ERROR.exec(error);
+  if (kept) return invalidRow(line, record, kept[1]!);
   if (fields.length !== header.length)
     return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   // `cat part-*.csv | trigger batch -` repeats each part's header: an event for the trigger named like a column (inputs20).
@@ -211,6 +218,7 @@ interface OpenRecord {
   size: number;
   fields: string[];
   field: string; // The quoted field being read.
+  opened?: number; // Where its quote is in the line.
 }
 
 /**
@@ -275,8 +283,8 @@ class CsvRecords {
           continue;
         }
         record.field = '';
+        record.opened = i++;
         quoted = true;
-        i++;
       }
       const quote = line.indexOf('"', i);
       if (quote < 0) {
@@ -307,7 +315,15 @@ class CsvRecords {
     for (let i = items.length - 1; i > 0; i--) this.pending.push(items[i]!);
     this.#open = undefined;
   }
+
+  /** A line kept as read, as fields: an open quote's rest as written is the last (so its failed-file line has an error column). */
+  static kept(raw: string, separator: string): string[] {
+    const record: OpenRecord = { line: 0, items: [], size: 0, fields: [], field: '' };
+    const whole = new CsvRecords(separator, () => undefined).#parse(record, raw, false);
+    return whole ? record.fields : [...record.fields, raw.slice(record.opened)];
+  }
 }
+export const keptFields = CsvRecords.kept;
 
 /** CSV (or another delimited format), a physical line at a time. */
 function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSource {

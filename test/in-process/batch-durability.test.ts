@@ -49,7 +49,7 @@ describe('broken input', () => {
     expect(server.requests).toHaveLength(2_000);
     expect(result.stdout).toMatch(/2,000 accepted · 0 failed · 1 invalid of 2,001 rows/);
     expect(read('q-failed.csv')).toBe(
-      'triggerId,userId,error\nt,"no closing quote,9,"line 12: invalid, not sent: a quoted field opens on this line and never closes"\n',
+      'triggerId,userId,error\nt,"""no closing quote,9","line 12: invalid, not sent: a quoted field opens on this line and never closes"\n',
     );
   }, 300_000);
 

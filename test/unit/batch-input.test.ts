@@ -137,7 +137,8 @@ describe('malformed CSV', () => {
     const bad = result[3]!;
     expect(bad.invalid).toBe('a quoted field opens on this line and never closes');
     expect(failedLine(bad, `invalid, not sent: ${bad.invalid}`, ['triggerId', 'userId', 'value'])).toBe(
-      't,"open,3,"line 5: invalid, not sent: a quoted field opens on this line and never closes"\n',
+      // As its fields, the open quote's rest one of them: written as read, the quote swallowed the error column (audit23).
+      't,"""open,3",,"line 5: invalid, not sent: a quoted field opens on this line and never closes"\n',
     );
   });
 
