@@ -69,7 +69,7 @@ export function stillRuns(pid: number, recordedStart: string | undefined): boole
 }
 
 /** What stands between a taker and the lock; `holder` when it is a process that runs (or may). */
-type Blocked = { why: string; hint: string; holder?: Holder | undefined };
+type Blocked = { why: string; hint: string; holder?: Holder | undefined; lock?: string };
 
 type Look = { state: 'free' } | { state: 'held'; blocked: Blocked } | { state: 'dead'; text: string; left: string };
 
@@ -270,11 +270,23 @@ export function throughLinks(file: string): string {
   return path.join(fs.realpathSync(path.dirname(at)), path.basename(at));
 }
 
-/** One batch at a time per journal and per failed file (by the file named, through links): two would both send every row, or lose rows. */
+/** The lock of the file itself, by device and inode, which every name of it (a hard link) finds: in the temporary folder. */
+const inodeLock = (file: string) => {
+  const stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+  return stat && path.join(os.tmpdir(), `.trigger-${stat.dev}-${stat.ino}.lock`);
+};
+
+/**
+ * One batch at a time per journal and per failed file: two would both send every row, or lose rows. Two locks: the name's (beside the file
+ * named, through links), and the file's own once it exists (inodeLock), so that a hard link to a held journal is refused too (audit23).
+ */
 export class FileLock {
+  readonly paths: string[] = []; // the locks held
+  readonly #text = lockText();
+
   private constructor(
-    readonly path: string,
-    readonly text: string,
+    readonly file: string,
+    readonly what: string, // the file for the messages ("the journal big.journal")
   ) {}
 
   static pathFor(file: string): string {
@@ -293,43 +305,59 @@ export class FileLock {
     return found.state === 'held' ? found.blocked.holder : undefined;
   }
 
-  /**
-   * Takes the lock on `file` for this process, or says what stands in the way. `what` names the file
-   * for the messages ("the journal big.journal"); what the file system refuses is thrown.
-   */
-  static #take(file: string, what: string): FileLock | Blocked {
-    const lock = FileLock.pathFor(file);
-    const text = lockText();
-    const blocked = take(lock, text, BATCH, (error) => {
+  /** Takes those of the file's locks not held yet, or gives up all and says what stands in the way. What the file system refuses of the name's is thrown. */
+  #take(): Blocked | undefined {
+    const cannot = (lock: string) => (error: unknown) => {
       const hint = 'name a file in a folder you can write to';
-      return new UsageError(`cannot write ${what}: ${errnoWords(error, 'writing')} (${lock})`, { hint });
-    });
-    return blocked ?? new FileLock(lock, text);
+      return new UsageError(`cannot write ${this.what}: ${errnoWords(error, 'writing')} (${lock})`, { hint });
+    };
+    for (const own of [false, true]) {
+      let [lock, blocked]: [string | undefined, Blocked | undefined] = [undefined, undefined];
+      try {
+        lock = own ? inodeLock(this.file) : FileLock.pathFor(this.file);
+        if (!lock || this.paths.includes(lock)) continue;
+        blocked = take(lock, this.#text, BATCH, cannot(lock));
+      } catch (error) {
+        if (own) continue; // a temporary folder that cannot be written (a read-only container): the name's lock alone, as before
+        throw error;
+      }
+      if (blocked) this.release();
+      if (blocked) return { ...blocked, lock };
+      this.paths.push(lock);
+    }
+    return undefined;
   }
 
-  /** Takes the lock on `file` if nothing stands in the way; undefined if something does. */
+  /** Takes the locks on `file` if nothing stands in the way; undefined if something does. */
   static tryAcquire(file: string, what: string): FileLock | undefined {
-    const taken = FileLock.#take(file, what);
-    return taken instanceof FileLock ? taken : undefined;
+    const lock = new FileLock(file, what);
+    return lock.#take() ? undefined : lock;
   }
 
-  /** Takes the lock on `file`, or throws a UsageError (exit 2) naming the live process that holds it. */
+  /** Takes the locks on `file`, or throws a UsageError (exit 2) naming the live process that holds one. */
   static acquire(file: string, what: string, hint: string): FileLock {
-    const taken = FileLock.#take(file, what);
-    if (taken instanceof FileLock) return taken;
+    const lock = new FileLock(file, what);
+    lock.cover(hint);
+    return lock;
+  }
+
+  /** Takes the locks not held yet (the file's own, once this run made it), or throws as `acquire` does. */
+  cover(hint: string): void {
+    const taken = this.#take();
+    if (taken === undefined) return;
     const other = taken.holder;
-    if (other === undefined) throw new UsageError(`cannot lock ${what}: ${taken.why}`, { hint: taken.hint });
+    if (other === undefined) throw new UsageError(`cannot lock ${this.what}: ${taken.why}`, { hint: taken.hint });
     const away = elsewhere(other);
     const where = away === undefined ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
     const fix =
       away === undefined
         ? hint
-        : `${hint}; if that process is gone, delete ${FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`;
-    throw new UsageError(`${what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, { hint: fix });
+        : `${hint}; if that process is gone, delete ${taken.lock} (a lock made on another host or container cannot be checked from here)`;
+    throw new UsageError(`${this.what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, { hint: fix });
   }
 
-  /** Gives the lock up (only if it is still ours). */
+  /** Gives the locks up (only those still ours). */
   release(): void {
-    release(this.path, this.text);
+    for (const lock of this.paths) release(lock, this.#text);
   }
 }

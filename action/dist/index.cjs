@@ -36040,7 +36040,7 @@ function throughLinks(file) {
   }
   return import_node_path3.default.join(import_node_fs4.default.realpathSync(import_node_path3.default.dirname(at)), import_node_path3.default.basename(at));
 }
-var import_node_fs4, import_node_os3, import_node_path3, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, FileLock;
+var import_node_fs4, import_node_os3, import_node_path3, self, SETTINGS, BATCH, MAX_LOCK_BYTES, held, heldBy, lockText, LOCK_WAIT_MS, sleep, inodeLock, FileLock;
 var init_lock = __esm({
   "src/lock.ts"() {
     "use strict";
@@ -36058,13 +36058,20 @@ var init_lock = __esm({
 `;
     LOCK_WAIT_MS = 15e3;
     sleep = (ms) => new Promise((resolve2) => setTimeout(resolve2, ms));
+    inodeLock = (file) => {
+      const stat = import_node_fs4.default.statSync(file, { bigint: true, throwIfNoEntry: false });
+      return stat && import_node_path3.default.join(import_node_os3.default.tmpdir(), `.trigger-${stat.dev}-${stat.ino}.lock`);
+    };
     FileLock = class _FileLock {
-      constructor(path18, text) {
-        this.path = path18;
-        this.text = text;
+      constructor(file, what) {
+        this.file = file;
+        this.what = what;
       }
-      path;
-      text;
+      file;
+      what;
+      paths = [];
+      // the locks held
+      #text = lockText();
       static pathFor(file) {
         let real = file;
         try {
@@ -36078,38 +36085,53 @@ var init_lock = __esm({
         const found2 = look(_FileLock.pathFor(file), BATCH);
         return found2.state === "held" ? found2.blocked.holder : void 0;
       }
-      /**
-       * Takes the lock on `file` for this process, or says what stands in the way. `what` names the file
-       * for the messages ("the journal big.journal"); what the file system refuses is thrown.
-       */
-      static #take(file, what) {
-        const lock = _FileLock.pathFor(file);
-        const text = lockText();
-        const blocked = take(lock, text, BATCH, (error2) => {
+      /** Takes those of the file's locks not held yet, or gives up all and says what stands in the way. What the file system refuses of the name's is thrown. */
+      #take() {
+        const cannot2 = (lock) => (error2) => {
           const hint = "name a file in a folder you can write to";
-          return new UsageError(`cannot write ${what}: ${errnoWords(error2, "writing")} (${lock})`, { hint });
-        });
-        return blocked ?? new _FileLock(lock, text);
+          return new UsageError(`cannot write ${this.what}: ${errnoWords(error2, "writing")} (${lock})`, { hint });
+        };
+        for (const own of [false, true]) {
+          let [lock, blocked] = [void 0, void 0];
+          try {
+            lock = own ? inodeLock(this.file) : _FileLock.pathFor(this.file);
+            if (!lock || this.paths.includes(lock)) continue;
+            blocked = take(lock, this.#text, BATCH, cannot2(lock));
+          } catch (error2) {
+            if (own) continue;
+            throw error2;
+          }
+          if (blocked) this.release();
+          if (blocked) return { ...blocked, lock };
+          this.paths.push(lock);
+        }
+        return void 0;
       }
-      /** Takes the lock on `file` if nothing stands in the way; undefined if something does. */
+      /** Takes the locks on `file` if nothing stands in the way; undefined if something does. */
       static tryAcquire(file, what) {
-        const taken = _FileLock.#take(file, what);
-        return taken instanceof _FileLock ? taken : void 0;
+        const lock = new _FileLock(file, what);
+        return lock.#take() ? void 0 : lock;
       }
-      /** Takes the lock on `file`, or throws a UsageError (exit 2) naming the live process that holds it. */
+      /** Takes the locks on `file`, or throws a UsageError (exit 2) naming the live process that holds one. */
       static acquire(file, what, hint) {
-        const taken = _FileLock.#take(file, what);
-        if (taken instanceof _FileLock) return taken;
+        const lock = new _FileLock(file, what);
+        lock.cover(hint);
+        return lock;
+      }
+      /** Takes the locks not held yet (the file's own, once this run made it), or throws as `acquire` does. */
+      cover(hint) {
+        const taken = this.#take();
+        if (taken === void 0) return;
         const other = taken.holder;
-        if (other === void 0) throw new UsageError(`cannot lock ${what}: ${taken.why}`, { hint: taken.hint });
+        if (other === void 0) throw new UsageError(`cannot lock ${this.what}: ${taken.why}`, { hint: taken.hint });
         const away = elsewhere(other);
         const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-        const fix = away === void 0 ? hint : `${hint}; if that process is gone, delete ${_FileLock.pathFor(file)} (a lock made on another host or container cannot be checked from here)`;
-        throw new UsageError(`${what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, { hint: fix });
+        const fix = away === void 0 ? hint : `${hint}; if that process is gone, delete ${taken.lock} (a lock made on another host or container cannot be checked from here)`;
+        throw new UsageError(`${this.what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, { hint: fix });
       }
-      /** Gives the lock up (only if it is still ours). */
+      /** Gives the locks up (only those still ours). */
       release() {
-        release(this.path, this.text);
+        for (const lock of this.paths) release(lock, this.#text);
       }
     };
   }
@@ -42923,16 +42945,14 @@ function openWritten(input2, header, options, catalog, folder, warn) {
   const dryRun = options.dryRun === true;
   const written = { failed: void 0, journal: void 0, locks: [] };
   const open = (file, lazy) => new FailedFile(file, input2.format, header, { lazy, normalized: input2.normalized });
+  const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
   try {
-    if (options.journal && !dryRun) {
-      const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
-      written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
-    }
+    if (options.journal && !dryRun) written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     const file = options.failed;
     if (file) {
       if (import_node_fs12.default.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
-        const hint = "name another --failed file, or wait for that batch to finish";
-        written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint));
+        const hint2 = "name another --failed file, or wait for that batch to finish";
+        written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint2));
       }
       try {
         written.failed = open(file, false);
@@ -42954,6 +42974,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
         read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine, from },
         resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
       });
+      written.locks[0].cover(hint);
     }
   } catch (error2) {
     written.failed?.close(false);

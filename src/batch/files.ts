@@ -229,12 +229,10 @@ export function openWritten(
   const dryRun = options.dryRun === true;
   const written: Written = { failed: undefined, journal: undefined, locks: [] };
   const open = (file: string, lazy: boolean) => new FailedFile(file, input.format, header, { lazy, normalized: input.normalized });
+  const hint =
+    'wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice';
   try {
-    if (options.journal && !dryRun) {
-      const hint =
-        'wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice';
-      written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
-    }
+    if (options.journal && !dryRun) written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     const file = options.failed;
     if (file) {
       // A device or FIFO is written in place and not locked.
@@ -262,6 +260,7 @@ export function openWritten(
         read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine, from },
         resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),
       });
+      written.locks[0]!.cover(hint); // a journal made now has a lock of its own too, which a hard link to it finds
     }
   } catch (error) {
     written.failed?.close(false);

@@ -4,7 +4,9 @@
  * given (src/lock.ts FileLock.pathFor), so a second run naming the same journal through a symbolic link
  * took a lock of its own and sent the rows the first was sending (36 of 40 twice); a failed file named
  * through a link was not refused either, and its link was replaced by the rows (a plain file). Locks
- * now go by the file named, through links. Hard links are still two names (left).
+ * now go by the file named, through links. A hard link is another name of the same file, and took the same way round the lock
+ * (rsync --link-dest and cp -al backups give every file one, so a file with two names cannot be refused): a file that exists has
+ * a second lock, by its device and inode, that every name finds; a journal the run made is locked so once it exists (trust24).
  * A relative link named through a symlinked folder (a -> x/y, x/y/jl -> ../j) was read from the folder it was named in, not the
  * one it is in (review23): the same 20 of 40 rows went twice, and a failed file named so went beside the folder.
  */
@@ -25,11 +27,12 @@ const batch = (args: string[]) => run(['batch', ...args, '--concurrency', '4'], 
  * A first run holds the journal as `held` (its answers held until the 9th request, so it surely does), a second names it as
  * `other` with --resume: that one must be refused (exit 2), and no row reach the server twice.
  */
-async function secondRunRefused(held: string, other: string): Promise<void> {
+async function secondRunRefused(held: string, other: string, between = () => {}): Promise<void> {
   const answers = holdAnswers(server, 0, { releaseAt: 9 });
   fs.writeFileSync(at('in.csv'), csvRows(40));
   const first = batch([at('in.csv'), '--journal', held, '--failed', at('failed-a.csv')]);
   await until(() => server.requests.length > 0);
+  between();
   const second = await batch([at('in.csv'), '--journal', other, '--resume', '--failed', at('failed-b.csv')]).finally(() =>
     answers.release(),
   );
@@ -57,6 +60,28 @@ describe('one batch at a time per journal, whatever name reaches it', () => {
     linkedFolder();
     fs.symlinkSync('../j', at('x/y/jl')); // a/jl -> x/j
     await secondRunRefused(at('x/j'), at('a/jl'));
+  }, 300_000);
+
+  it('a second --resume run naming the held journal by a hard link (made once the first run had made it) is refused, and no row goes twice', async () => {
+    await secondRunRefused(at('j'), at('j-hard'), () => fs.linkSync(at('j'), at('j-hard')));
+  }, 300_000);
+
+  it('a failed file named by a hard link to the one a running batch holds is refused, and no row goes twice', async () => {
+    const held = holdAnswers(server, 0, { releaseAt: 5 });
+    fs.writeFileSync(at('in.csv'), `${csvRows(8)}t,\n`);
+    fs.writeFileSync(at('failed.csv'), ''); // there before the run, as an earlier run's is
+    fs.linkSync(at('failed.csv'), at('failed-hard.csv'));
+    const first = batch([at('in.csv'), '--failed', at('failed.csv')]);
+    await until(() => server.requests.length > 0);
+    const second = await batch([at('in.csv'), '--failed', at('failed-hard.csv')]).finally(() => held.release());
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/the failed file .*failed-hard\.csv is in use by another batch \(pid \d+/);
+    expect((await first).code).toBe(1);
+    const got = server.requests.map((r) => userOf(r.url));
+    expect(
+      got.filter((u, i) => got.indexOf(u) !== i),
+      'rows the server received twice',
+    ).toEqual([]);
   }, 300_000);
 
   it('a failed file named through a dangling symlink is refused while held, and the link is kept, its file written', async () => {

@@ -77,6 +77,36 @@ describe('FileLock', () => {
     FileLock.acquire(guarded(), 'the journal j', 'wait').release();
   });
 
+  it('a file that exists is locked by its device and inode too: a hard link to it is refused while it is held (trust24)', () => {
+    fs.writeFileSync(guarded(), '');
+    fs.linkSync(guarded(), path.join(dir, 'hard.journal'));
+    const lock = FileLock.acquire(guarded(), 'the journal j', 'wait');
+    const own = lock.paths.find((p) => p !== lockFile())!;
+    expect(path.dirname(own)).toBe(os.tmpdir());
+    // Held by another live process (this one's parent), as a second run would find it.
+    fs.writeFileSync(own, JSON.stringify({ pid: process.ppid, host: os.hostname(), since: 'then' }));
+    expect(() => FileLock.acquire(path.join(dir, 'hard.journal'), 'the journal hard.journal', 'wait')).toThrow(
+      /^the journal hard\.journal is in use by another batch \(pid \d+, since then\)/,
+    );
+    expect(fs.existsSync(path.join(dir, '.hard.journal.lock')), 'the name lock of the refused run is given up').toBe(false);
+    fs.rmSync(own);
+    lock.release();
+  });
+
+  it('a temporary folder that cannot be written leaves the name lock alone, as before (a read-only container)', () => {
+    fs.writeFileSync(guarded(), '');
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = path.join(dir, 'no', 'such');
+    try {
+      const lock = FileLock.acquire(guarded(), 'the journal j', 'wait');
+      expect(lock.paths).toEqual([lockFile()]);
+      lock.release();
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    }
+  });
+
   it('names the folder that cannot hold it (exit 2), not a stack', () => {
     expect(() => FileLock.acquire(path.join(dir, 'no', 'such', 'f.csv'), 'the failed file f.csv', 'x')).toThrow(
       /^cannot write the failed file f\.csv: its folder does not exist/,

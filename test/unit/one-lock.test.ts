@@ -27,10 +27,10 @@ describe('one lock, two rules', () => {
       });
     });
     const lock = FileLock.acquire(path.join(dir, 'j.journal'), 'the journal j', 'wait');
-    expect(fs.statSync(lock.path).mode & 0o777).toBe(0o644);
-    expect(JSON.parse(fs.readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid, host: os.hostname() });
+    expect(fs.statSync(lock.paths[0]!).mode & 0o777).toBe(0o644);
+    expect(JSON.parse(fs.readFileSync(lock.paths[0]!, 'utf8'))).toMatchObject({ pid: process.pid, host: os.hostname() });
     lock.release();
-    expect(fs.existsSync(lock.path)).toBe(false);
+    expect(fs.existsSync(lock.paths[0]!)).toBe(false);
   });
 
   it('our own pid in a lock this process does not hold is a process that ended (pids repeat in containers)', async () => {
