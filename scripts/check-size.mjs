@@ -45,13 +45,13 @@
 // review23: every bus address asked in order (+10), a member name written with escapes is the same name (+1).
 // size24 took 146 out: one-expression helpers as arrow constants (-34), comments trailing or said shorter (-37), types named once (-15),
 // early returns, arguments named before the one call that takes them and smaller code (-60).
-// The twenty-fourth (trust24): a CSV row whose quote never closes kept as its fields and read back as the same invalid row (+16).
 // The twenty-fourth (trust24): a CSV row whose quote never closes kept as its fields and read back as the same invalid row (+16);
-// a journal or failed file locked by its device and inode too, so that a hard link to a held one is refused (+27).
+// a journal or failed file locked by its device and inode too, so that a hard link to a held one is refused (+27); batch --json:
+// a row an earlier run left of unknown outcome says recorded "unknown", an invalid row's value a number or null (+11).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_822;
+const BUDGET = 11_833;
 const GOAL = 11_600;
 
 function lines(dir) {

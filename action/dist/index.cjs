@@ -42367,10 +42367,18 @@ function rowJson(row, outcome, mask) {
   if ((outcome.kind === "failed" || outcome.kind === "unknown") && outcome.error)
     return failureJson(outcome.error, mask, event, lead, { body: false });
   if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-  const value = outcome.kind === "invalid" ? row.value ?? null : rawJson(row.value);
+  const value = outcome.kind === "invalid" ? numberIn(row.value) : rawJson(row.value);
   const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
   if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
-  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask), recorded: "no" } });
+  const error2 = { kind: outcome.kind, message: failureReason(outcome, mask), recorded: outcome.kind === "unknown" ? "unknown" : "no" };
+  return toJson({ ...notSent, error: error2 });
+}
+function numberIn(text) {
+  try {
+    return rawJson(text && parseValue(text, "value").json);
+  } catch {
+    return null;
+  }
 }
 function serverWords(outcome, mask) {
   return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
@@ -42505,6 +42513,7 @@ var init_report = __esm({
     "use strict";
     init_render();
     init_errors();
+    init_request();
     init_rows();
     init_stop();
     formatCount = (n) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");

@@ -3,6 +3,7 @@ import { rawJson, failureJson, formatMs, printable, resultJson, toJson } from '.
 import type { Palette } from '../output/colors.js';
 import type { ServerMask } from '../output/redact.js';
 import { ServiceError } from '../errors.js';
+import { parseValue } from '../client/request.js';
 import type { Pace } from './pace.js';
 import type { Counts } from './recorder.js';
 import { UNKNOWN_MARK, type Row } from './rows.js';
@@ -21,12 +22,22 @@ export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
   if ((outcome.kind === 'failed' || outcome.kind === 'unknown') && outcome.error)
     return failureJson(outcome.error, mask, event, lead, { body: false });
   if (outcome.kind === 'checked') return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-  // Not sent by this run: no status, no attempts, no request id.
-  const value = outcome.kind === 'invalid' ? (row.value ?? null) : rawJson(row.value);
+  // Not sent by this run: no status, no attempts, no request id; a value is a number, or null (its text was given: "abc", "4"; trust24).
+  const value = outcome.kind === 'invalid' ? numberIn(row.value) : rawJson(row.value);
   const notSent = { ...lead, ok: outcome.kind === 'earlier', status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
   if (outcome.kind === 'earlier') return toJson({ ...notSent, earlier: true });
-  // Never sent (invalid, or left by a stop): `recorded` says so, as a sent row's error does (audit23).
-  return toJson({ ...notSent, error: { kind: outcome.kind, message: failureReason(outcome, mask), recorded: 'no' } });
+  // `recorded` as a sent row's error has it (audit23): "unknown" for a row an earlier run sent without an answer (it said "no", trust24).
+  const error = { kind: outcome.kind, message: failureReason(outcome, mask), recorded: outcome.kind === 'unknown' ? 'unknown' : 'no' };
+  return toJson({ ...notSent, error });
+}
+
+/** A value's JSON number (null: it is none, as for `fire --json`'s --value); the value of an invalid row is its text. */
+function numberIn(text: string | undefined) {
+  try {
+    return rawJson(text && parseValue(text, 'value').json);
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -200,11 +200,29 @@ describe('trigger batch: output', () => {
     expect(objects).toMatchObject([
       { line: 2, ok: true, status: 200, triggerId: 't', userId: 'a', value: 1.5, requestId: 'r1' },
       { line: 3, ok: false, status: 404, userId: 'b', error: { kind: 'refused', serverMessage: 'nope' } },
-      // Never sent: recorded "no", as a sent row's error says it (audit23); the value as written, since it is no number.
-      { line: 4, ok: false, status: null, userId: 'c', value: 'x', error: { kind: 'invalid', recorded: 'no' } },
+      // Never sent: recorded "no", as a sent row's error says it (audit23); the value null, as fire's for a --value that is no number.
+      { line: 4, ok: false, status: null, userId: 'c', value: null, error: { kind: 'invalid', recorded: 'no' } },
     ]);
     expect(lines.find((l) => l.includes('"line":2'))).toContain('"value":1.50,');
     expect(result.stderr).toMatch(/1 accepted · 1 failed · 1 invalid of 3 rows/);
+  });
+
+  it('--json: a row an earlier run sent without an answer says recorded "unknown"; an invalid row\'s value is a number or null', async () => {
+    // A replay of a failed file: the row of unknown outcome is skipped. It said recorded "no" (safe to send again): it may be recorded.
+    const kept = 'triggerId,userId,value,error\nt,u,3,line 2: outcome unknown: 500 boom\nt,,4,line 3: x\nt,v,abc,line 4: y\n';
+    const result = await batch([file('kept.csv', kept), '--json']);
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(0);
+    const objects = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { line: number })
+      .sort((a, b) => a.line - b.line);
+    expect(objects).toMatchObject([
+      { line: 2, ok: false, value: 3, error: { kind: 'unknown', recorded: 'unknown' } },
+      { line: 3, ok: false, value: 4, error: { kind: 'invalid', recorded: 'no' } }, // was "4", a string: invalid for its empty userId
+      { line: 4, ok: false, value: null, error: { kind: 'invalid', recorded: 'no' } }, // was "abc"
+    ]);
   });
 
   it('appends a summary table to $GITHUB_STEP_SUMMARY and annotates the failure', async () => {
