@@ -47,11 +47,12 @@
 // early returns, arguments named before the one call that takes them and smaller code (-60).
 // The twenty-fourth (trust24): a CSV row whose quote never closes kept as its fields and read back as the same invalid row (+16);
 // a journal or failed file locked by its device and inode too, so that a hard link to a held one is refused (+27); batch --json:
-// a row an earlier run left of unknown outcome says recorded "unknown", an invalid row's value a number or null (+11).
+// a row an earlier run left of unknown outcome says recorded "unknown", an invalid row's value a number or null (+11); the trailing
+// bytes of a .zst or .gz judged by one function of their own, out of zstdFrames' loop (+3).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_833;
+const BUDGET = 11_836;
 const GOAL = 11_600;
 
 function lines(dir) {

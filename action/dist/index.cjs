@@ -9716,16 +9716,16 @@ var require_infra = __commonJS({
     function parseJSONFromBytes(bytes) {
       return JSON.parse(utf8DecodeBytes(bytes));
     }
-    function removeASCIIWhitespace(str, leading = true, trailing = true) {
-      return removeChars(str, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str, leading = true, trailing2 = true) {
+      return removeChars(str, leading, trailing2, isASCIIWhitespace);
     }
-    function removeChars(str, leading, trailing, predicate) {
+    function removeChars(str, leading, trailing2, predicate) {
       let lead = 0;
       let trail = str.length - 1;
       if (leading) {
         while (lead < str.length && predicate(str.charCodeAt(lead))) lead++;
       }
-      if (trailing) {
+      if (trailing2) {
         while (trail > 0 && predicate(str.charCodeAt(trail))) trail--;
       }
       return lead === 0 && trail === str.length - 1 ? str : str.slice(lead, trail + 1);
@@ -9980,8 +9980,8 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str, leading = true, trailing = true) {
-      return removeChars(str, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str, leading = true, trailing2 = true) {
+      return removeChars(str, leading, trailing2, isHTTPWhiteSpace);
     }
     function minimizeSupportedMimeType(mimeType) {
       switch (mimeType.essence) {
@@ -11939,13 +11939,13 @@ var require_formdata_parser = __commonJS({
       }
       return input2.subarray(position.position, position.position = start);
     }
-    function removeChars(buf, leading, trailing, predicate) {
+    function removeChars(buf, leading, trailing2, predicate) {
       let lead = 0;
       let trail = buf.length - 1;
       if (leading) {
         while (lead < buf.length && predicate(buf[lead])) lead++;
       }
-      if (trailing) {
+      if (trailing2) {
         while (trail > 0 && predicate(buf[trail])) trail--;
       }
       return lead === 0 && trail === buf.length - 1 ? buf : buf.subarray(lead, trail + 1);
@@ -41962,20 +41962,21 @@ function zstdStep(at, b, sum) {
   const used = 5 + (single ? 0 : 1) + [0, 1, 2, 4][flags & 3] + [single, 2, 4, 8][flags >> 6];
   return b.length < used ? void 0 : { used, skip: 0, at: "block", sum: flags >> 2 & 1 ? 4 : 0 };
 }
-async function* zstdFrames(source, name) {
-  let [held2, skip, at, sum, ended, frames, read, zeros, trail] = [Buffer.alloc(0), 0, "frame", 0, false, 0, 0, true, -1];
-  for await (const chunk of source) {
-    if (trail >= 0) zeros &&= chunk.every((b) => b === 0);
-    let [from, end] = [0, trail < 0 ? chunk.length : 0];
-    for (let i = 0; i < chunk.length && trail < 0; ) {
+async function* zstdFrames(chunks, name) {
+  let [held2, skip, at, sum, ended, frames, read] = [Buffer.alloc(0), 0, "frame", 0, false, 0, 0];
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+    const chunk = next.value;
+    let [from, end] = [0, chunk.length];
+    for (let i = 0; i < chunk.length; ) {
       const passed = Math.min(skip, chunk.length - i);
       [skip, i] = [skip - passed, i + passed];
       if (i === chunk.length) break;
       const before = held2.length;
       held2 = Buffer.concat([held2, chunk.subarray(i, i + 18)]);
       if (at === "frame" && !frameAhead(held2)) {
-        [trail, end, zeros] = [read + i - before, i, held2[0] === 0 && chunk.subarray(i).every((b) => b === 0)];
-        break;
+        if (i > from) yield chunk.subarray(from, i);
+        const first = Buffer.concat([held2.subarray(0, before), chunk.subarray(i)]);
+        return trailing(first, chunks, `zstd frame ${frames}`, "zstd", read + i - before, name);
       }
       const step = zstdStep(at, held2, sum);
       if (!step && ended) end = i;
@@ -41992,11 +41993,18 @@ async function* zstdFrames(source, name) {
     if (from < end) yield chunk.subarray(from, end);
     read += chunk.length;
   }
-  if (trail >= 0) return zeros ? void 0 : garbage(`zstd frame ${frames}`, "zstd", read - trail, trail, name);
   return held2.length > 0 || skip > 0 || at !== "frame" ? "it ends within a frame, as a file cut short does" : void 0;
 }
+async function trailing(first, chunks, what, kind, at, name) {
+  let [bytes, zeros] = [first.length, first.every((b) => b === 0)];
+  for (let next = await chunks.next(); !next.done; next = await chunks.next())
+    [bytes, zeros] = [bytes + next.value.length, zeros && next.value.every((b) => b === 0)];
+  const cut = name === "standard input" ? "" : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`;
+  if (zeros) return void 0;
+  return `trailing garbage: the bytes after ${what} are not ${kind} (${bytes} of them); every row before them was read${cut}`;
+}
 async function* unzstd(source, name, stopped) {
-  const pieces = zstdFrames(source, name);
+  const pieces = zstdFrames(source[Symbol.asyncIterator](), name);
   let next;
   while (!next?.done) {
     async function* frame() {
@@ -42020,11 +42028,9 @@ async function* gunzip(source, name) {
   for (let member = 0; held2.length > 0 || await more(); member++) {
     if (member > 0 && held2.length < 2) await more();
     if (member > 0 && (held2[0] !== 31 || held2[1] !== 139)) {
-      let [bytes, zeros] = [held2.length, held2.every((b) => b === 0)];
-      for (let next = await chunks.next(); !next.done; next = await chunks.next())
-        [bytes, zeros] = [bytes + next.value.length, zeros && next.value.every((b) => b === 0)];
-      if (zeros) return;
-      throw Error(garbage(`gzip member ${member}`, "gzip", bytes, at, name));
+      const why = await trailing(held2, chunks, `gzip member ${member}`, "gzip", at, name);
+      if (why) throw Error(why);
+      return;
     }
     await fill(10);
     const flags = held2[3];
@@ -42296,7 +42302,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, garbage, FOREIGN, hex, Damaged, parquetOnStdin, isPart;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, Damaged, parquetOnStdin, isPart;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42312,7 +42318,6 @@ var init_input = __esm({
     zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     frameAhead = (b) => [4247762216, 407710288 | b[0] & 15].some((m) => b.subarray(0, 4).every((x, k) => x === (m >>> 8 * k) % 256));
-    garbage = (what, kind, bytes, at, name) => `trailing garbage: the bytes after ${what} are not ${kind} (${bytes} of them); every row before them was read` + (name === "standard input" ? "" : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`);
     FOREIGN = [
       ["BZh", "bzip2-compressed", (name) => `decompress it first: bzip2 -dc ${name} | trigger batch -`],
       ["\xFD7zX", "xz-compressed", (name) => `decompress it first: xz -dc ${name} | trigger batch -`],
@@ -42439,10 +42444,10 @@ function summaryLines(s, c) {
 function notReadLine({ line: line2, dropped, file, damaged, why, later = [], rest }, c, resume) {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
   const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
-  const garbage2 = why?.startsWith("trailing garbage") && /are not (\w+)/.exec(why)[1];
+  const garbage = why?.startsWith("trailing garbage") && /are not (\w+)/.exec(why)[1];
   const cut = why?.includes("truncate -s") ? "; cut them off as said above (or copy it whole again)" : "";
-  const damage = garbage2 ? `  ${file} has bytes after line ${line2} that are not ${garbage2}: every row before them was read${cut}` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
-  if (damaged) return c.error(damage) + send2(garbage2 ? ", then send any rows after them with" : ", then send them with");
+  const damage = garbage ? `  ${file} has bytes after line ${line2} that are not ${garbage}: every row before them was read${cut}` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
+  if (damaged) return c.error(damage) + send2(garbage ? ", then send any rows after them with" : ", then send them with");
   const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
   if (file)
     return c.warn(`  the rows after line ${line2} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");

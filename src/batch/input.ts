@@ -159,22 +159,23 @@ const frameAhead = (b: Buffer) =>
 /**
  * zstd data passed on as it comes, its frames walked by their headers, `undefined` after each frame; at the end, what is wrong with it: cut
  * in a frame (Node 22's decompressor ends a cut frame without an error, and its cut last line was sent), or bytes after the last frame that
- * are not zstd (`trail`: where they start, or -1), zeros alone being padding as for gzip (they were "damaged: copy it whole").
+ * are not zstd (trailing; zeros alone are padding as for gzip: they were "damaged: copy it whole").
  */
-async function* zstdFrames(source: AsyncIterable<Buffer>, name: string): AsyncGenerator<Buffer | undefined, string | undefined> {
-  let [held, skip, at, sum, ended, frames, read, zeros, trail] = [Buffer.alloc(0), 0, 'frame' as ZstdAt, 0, false, 0, 0, true, -1];
-  for await (const chunk of source) {
-    if (trail >= 0) zeros &&= chunk.every((b) => b === 0);
-    let [from, end] = [0, trail < 0 ? chunk.length : 0];
-    for (let i = 0; i < chunk.length && trail < 0;) {
+async function* zstdFrames(chunks: AsyncIterator<Buffer>, name: string): AsyncGenerator<Buffer | undefined, string | undefined> {
+  let [held, skip, at, sum, ended, frames, read] = [Buffer.alloc(0), 0, 'frame' as ZstdAt, 0, false, 0, 0];
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+    const chunk = next.value;
+    let [from, end] = [0, chunk.length];
+    for (let i = 0; i < chunk.length;) {
       const passed = Math.min(skip, chunk.length - i);
       [skip, i] = [skip - passed, i + passed];
       if (i === chunk.length) break;
       const before = held.length;
       held = Buffer.concat([held, chunk.subarray(i, i + 18)]); // 18 bytes hold any header
       if (at === 'frame' && !frameAhead(held)) {
-        [trail, end, zeros] = [read + i - before, i, held[0] === 0 && chunk.subarray(i).every((b) => b === 0)];
-        break;
+        if (i > from) yield chunk.subarray(from, i);
+        const first = Buffer.concat([held.subarray(0, before), chunk.subarray(i)]); // a header held back is of them
+        return trailing(first, chunks, `zstd frame ${frames}`, 'zstd', read + i - before, name);
       }
       const step = zstdStep(at, held, sum);
       if (!step && ended) end = i; // a header the piece cuts is held back, to go first to the frame it opens (or to be no frame)
@@ -191,18 +192,22 @@ async function* zstdFrames(source: AsyncIterable<Buffer>, name: string): AsyncGe
     if (from < end) yield chunk.subarray(from, end);
     read += chunk.length;
   }
-  if (trail >= 0) return zeros ? undefined : garbage(`zstd frame ${frames}`, 'zstd', read - trail, trail, name);
   return held.length > 0 || skip > 0 || at !== 'frame' ? 'it ends within a frame, as a file cut short does' : undefined;
 }
 
-/** Why bytes after the last gzip member or zstd frame (`what`) that are not another stop the batch, once every row before them is read. */
-const garbage = (what: string, kind: string, bytes: number, at: number, name: string) =>
-  `trailing garbage: the bytes after ${what} are not ${kind} (${bytes} of them); every row before them was read` +
-  (name === 'standard input' ? '' : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`);
+/** Why bytes after the last gzip member or zstd frame (`what`), `first` then the rest of `chunks`, from `at`, stop a batch (zeros: padding). */
+async function trailing(first: Buffer, chunks: AsyncIterator<Buffer>, what: string, kind: string, at: number, name: string) {
+  let [bytes, zeros] = [first.length, first.every((b) => b === 0)];
+  for (let next = await chunks.next(); !next.done; next = await chunks.next())
+    [bytes, zeros] = [bytes + next.value.length, zeros && next.value.every((b) => b === 0)];
+  const cut = name === 'standard input' ? '' : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`;
+  if (zeros) return undefined;
+  return `trailing garbage: the bytes after ${what} are not ${kind} (${bytes} of them); every row before them was read${cut}`;
+}
 
 /** Each zstd frame through a decompressor of its own: Node's reads one frame and ends, and the frames after it were lost. */
 async function* unzstd(source: Readable, name: string, stopped?: Stopped): AsyncGenerator<Buffer> {
-  const pieces = zstdFrames(source, name);
+  const pieces = zstdFrames(source[Symbol.asyncIterator](), name);
   let next: IteratorResult<Buffer | undefined, string | undefined> | undefined;
   while (!next?.done) {
     async function* frame(): AsyncGenerator<Buffer> {
@@ -233,11 +238,9 @@ async function* gunzip(source: AsyncIterable<Buffer>, name: string): AsyncGenera
   for (let member = 0; held.length > 0 || (await more()); member++) {
     if (member > 0 && held.length < 2) await more();
     if (member > 0 && (held[0] !== 0x1f || held[1] !== 0x8b)) {
-      let [bytes, zeros] = [held.length, held.every((b) => b === 0)];
-      for (let next = await chunks.next(); !next.done; next = await chunks.next())
-        [bytes, zeros] = [bytes + next.value.length, zeros && next.value.every((b) => b === 0)];
-      if (zeros) return;
-      throw Error(garbage(`gzip member ${member}`, 'gzip', bytes, at, name));
+      const why = await trailing(held, chunks, `gzip member ${member}`, 'gzip', at, name);
+      if (why) throw Error(why);
+      return;
     }
     await fill(10);
     const flags = held[3]!;
