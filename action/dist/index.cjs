@@ -42183,7 +42183,7 @@ async function* rowsUntilDamage(name, { rows: rows2 }, input2, base) {
 function spent(stop, chunk) {
   if (stop.more === void 0 || chunk.length === 0) return false;
   stop.more -= chunk.length;
-  return stop.more + chunk.length <= 0;
+  return stop.more + chunk.length <= 0 || Date.now() >= stop.until;
 }
 async function* untilSpent(rows2, stop, mark) {
   for await (const chunk of rows2) {
@@ -42269,7 +42269,7 @@ async function openInputs(sources, options = {}) {
       const source = one?.read(read);
       return { rows: rowsOfFiles(input2, read, stop, source), header: source?.header ?? (() => void 0) };
     },
-    stopReading: (more) => void (stop.more ??= more),
+    stopReading: (more, ms) => stopAt(stop, more, ms),
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: void 0
@@ -42294,7 +42294,7 @@ async function openStdin(options, columns) {
       const rows2 = rowsUntilDamage("standard input", source, input2);
       return { ...source, rows: stdin ? rows2 : untilSpent(rows2, stop, mark) };
     },
-    stopReading: (more) => stdin ? stdin.stop() : void (stop.more ??= more),
+    stopReading: (more, ms) => stdin ? stdin.stop() : stopAt(stop, more, ms),
     close: () => stdin && given.destroy(),
     get cut() {
       return mark.stopped ? { dropped: mark.dropped ?? 0 } : void 0;
@@ -42302,7 +42302,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, Damaged, parquetOnStdin, isPart;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, Damaged, parquetOnStdin, isPart, stopAt;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42332,6 +42332,7 @@ var init_input = __esm({
       hint: "give the file by its name: trigger batch export.parquet"
     });
     isPart = (name) => !name.startsWith(".") && !name.startsWith("_") && !/(^|_)manifest$/.test(name);
+    stopAt = (stop, more, ms = Infinity) => void (stop.more === void 0 && Object.assign(stop, { more, until: Date.now() + ms }));
   }
 });
 
@@ -44576,7 +44577,7 @@ async function send(run2) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
       const resumable = journal !== void 0 && !journal.error;
-      input2.stopReading(resumable ? 0 : KEPT_AFTER_STOP);
+      input2.stopReading(resumable ? 0 : KEPT_AFTER_STOP, KEPT_FOR_MS);
       const kept = failed ? `; unsent rows go to ${failed.path}` : "";
       const waiting = options.dryRun ? `interrupted (${signal}): checking stopped` : `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));
@@ -44667,7 +44668,7 @@ function finish(run2, recorder, result, signal, stderr) {
   if (damaged) throw new UsageError(`${damaged.file} is damaged`, { reported: true });
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
-var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, KEPT_AFTER_STOP, HELP;
+var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, KEPT_AFTER_STOP, KEPT_FOR_MS, HELP;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
@@ -44697,7 +44698,7 @@ var init_batch = __esm({
     init_startup();
     DEFAULT_CONCURRENCY = "auto";
     DEFAULT_MAX_CONCURRENCY = 64;
-    KEPT_AFTER_STOP = 1e5;
+    [KEPT_AFTER_STOP, KEPT_FOR_MS] = [1e5, 250];
     HELP = `
 Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
 ({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).

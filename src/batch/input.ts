@@ -49,8 +49,8 @@ export interface Input {
   normalized: { file: boolean } | undefined;
   /** The rows of every file in turn (a row of several files names its file). */
   read(options: ReadOptions): RowSource;
-  /** The first signal: standard input ends (up to its last whole line read); files after `more` rows. */
-  stopReading(more: number): void;
+  /** The first signal: standard input ends (up to its last whole line read); files after `more` rows, or `ms` of reading on (a chunk's end). */
+  stopReading(more: number, ms?: number): void;
   /** Lets go of standard input at once, read or not (a run that ends with an error). */
   close(): void;
   /** Set when reading stopped before the end: standard input's partial last line dropped, or a file's rows after `line` (and `later` files) not read. */
@@ -465,14 +465,16 @@ async function* rowsUntilDamage(name: string, { rows }: RowSource, input: Input,
 }
 
 /** After a signal: rows left to read; and the first file's rows up to `after` not read at all (--after-line). */
-type Stop = { more?: number; after?: number | undefined };
+type Stop = { more?: number; until?: number; after?: number | undefined };
 
-/** Whether the rows a signal left to read (`more`) were spent before `chunk`; if not, they are counted down by it. */
+/** Whether the rows a signal left to read (`more`), or its time, were spent before `chunk`; if not, the rows are counted down by it. */
 function spent(stop: Stop, chunk: Row[]): boolean {
   if (stop.more === undefined || chunk.length === 0) return false;
   stop.more -= chunk.length;
-  return stop.more + chunk.length <= 0;
+  return stop.more + chunk.length <= 0 || Date.now() >= stop.until!;
 }
+const stopAt = (stop: Stop, more: number, ms = Infinity) =>
+  void (stop.more === undefined && Object.assign(stop, { more, until: Date.now() + ms }));
 
 /** A file behind standard input (`< big.csv`), read until a signal's `more` rows are spent: then it ends as a pipe stopped does. */
 async function* untilSpent(rows: AsyncIterable<Row[]>, stop: Stop, mark: Stopped): AsyncGenerator<Row[]> {
@@ -572,7 +574,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
       const source = one?.read(read);
       return { rows: rowsOfFiles(input, read, stop, source), header: source?.header ?? (() => undefined) };
     },
-    stopReading: (more) => void (stop.more ??= more),
+    stopReading: (more, ms) => stopAt(stop, more, ms),
     // A run refused before reading (an unwritable --failed, say) lets go of the file it opened.
     close: () => one?.close(),
     cut: undefined,
@@ -600,7 +602,7 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
       const rows = rowsUntilDamage('standard input', source, input);
       return { ...source, rows: stdin ? rows : untilSpent(rows, stop, mark) };
     },
-    stopReading: (more) => (stdin ? stdin.stop() : void (stop.more ??= more)),
+    stopReading: (more, ms) => (stdin ? stdin.stop() : stopAt(stop, more, ms)),
     close: () => stdin && given.destroy(),
     get cut() {
       return mark.stopped ? { dropped: mark.dropped ?? 0 } : undefined;

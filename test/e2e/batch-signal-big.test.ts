@@ -1,8 +1,8 @@
 /**
  * The first signal on a file bigger than a second of reading (inputs20 #6): every unread row used to be copied into the
  * failed file first (6M rows: 11-29 s, past `timeout -k 5`, whose SIGKILL then left no record of the rows sent). Now the
- * file's rows are kept for 100,000 more rows at most; the rest stay in the file, and the summary prints the command that
- * sends them. The built binary against a real node:http server, asserting what the server received.
+ * file's rows are kept for 100,000 more rows at most, read within 250 ms; the rest stay in the file, and the summary prints the
+ * command that sends them. The built binary against a real node:http server, asserting what the server received.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,7 +33,7 @@ async function parquetOf(name: string, rows: number): Promise<string> {
 }
 
 describe('the first signal on a big file', () => {
-  it('keeps 100,000 more rows at most; the printed command sends the rest, once, run twice', async () => {
+  it('keeps 100,000 more rows at most (250 ms of reading); the printed command sends the rest, once, run twice', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
     const rows = 120_000;
     const input = at('big.csv');
@@ -48,11 +48,11 @@ describe('the first signal on a big file', () => {
     // Was: sed 2,Nd big.csv > big-rest.csv && trigger batch big-rest.csv ...: a copy of the rest, made with sed.
     const rest = `trigger batch ${input} --after-line ${line} --journal big-rest.journal --resume --failed big-rest-failed.csv`;
     expect(result.stderr).toContain(`${input} were not read (they are in no failed file); send them with: ${rest}`);
-    // Every row read (lines 2 to `line`) is sent or kept, once; no more than 100,000 (and a chunk) kept.
+    // Every row read (lines 2 to `line`) is sent or kept, once; no more than 100,000 (and a chunk) kept, as many as 250 ms read.
     const sent = server.requests.map((r) => userOf(r.url));
     const kept = keptRows(fs.readFileSync(at('kept.csv'), 'utf8'));
     expect(kept.every((k) => k.error.includes('not sent: the batch was interrupted (SIGTERM)'))).toBe(true);
-    expect(kept.length).toBeGreaterThanOrEqual(100_000);
+    expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThan(101_000);
     expect(new Set([...sent, ...kept.map((k) => k.user)]).size).toBe(line - 1);
     expect(sent.length + kept.length).toBe(line - 1);
@@ -98,7 +98,7 @@ describe('the first signal on a big file', () => {
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(143);
     const line = Number(/standard input was read up to line (\d+); what came after it was not read/.exec(stderr)?.[1]);
     const kept = keptRows(fs.readFileSync(at('in-kept.csv'), 'utf8'));
-    expect(kept.length).toBeGreaterThanOrEqual(100_000);
+    expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThan(101_000);
     const sent = server.requests.map((r) => userOf(r.url));
     expect(new Set([...sent, ...kept.map((k) => k.user)]).size).toBe(line - 1);
@@ -173,7 +173,7 @@ describe('the first signal on a big file', () => {
     const rest = `trigger batch ${input} --after-line ${line} --journal q-rest.journal --resume --failed q-rest-failed.csv`;
     expect(result.stderr).toContain(`${input} were not read (they are in no failed file); send them with: ${rest}`);
     const kept = keptRows(fs.readFileSync(at('q-kept.csv'), 'utf8'));
-    expect(kept.length).toBeGreaterThanOrEqual(100_000);
+    expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThan(102_000);
     expect(line).toBeLessThan(rows);
     for (const _ of [1, 2]) expect((await paste(rest)).code).toBe(0);

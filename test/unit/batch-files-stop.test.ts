@@ -18,14 +18,14 @@ const csv = (name: string, n: number) => {
   return name;
 };
 
-/** Reads the first chunk, stops with `more`, and reads on to the end. */
-async function stopAfterFirstChunk(sources: string[], more: number) {
+/** Reads the first chunk, stops with `more` (and `ms`), and reads on to the end. */
+async function stopAfterFirstChunk(sources: string[], more: number, ms?: number) {
   const input = await openInputs(sources, { cwd: folder });
   const rows: Row[] = [];
   let stopped = false;
   for await (const chunk of input.read({}).rows) {
     rows.push(...chunk);
-    if (!stopped) input.stopReading(more);
+    if (!stopped) input.stopReading(more, ms);
     stopped = true;
   }
   return { input, rows };
@@ -40,6 +40,13 @@ describe('files after the first signal', () => {
     expect(first).toBeLessThan(2_000); // a chunk or two past `more`, not the file
     expect(input.cut).toEqual({ dropped: 0, file: a, line: first + 1, later: [b, c] }); // line 1 is the header
     expect(rows.at(-1)!.userId).toBe(`${a}-${first - 1}`);
+  });
+
+  it('a stop whose time is spent stops at the next chunk, however many rows `more` leaves (a --json stop took 0.97 s)', async () => {
+    const a = csv('m.csv', 5_000);
+    const { input, rows } = await stopAfterFirstChunk([a], 100_000, 0);
+    expect(rows.length).toBeLessThan(2_000); // the chunk read at the signal (and one a reader had ready), not the file
+    expect(input.cut).toEqual({ dropped: 0, file: a, line: rows.length + 1, later: [] });
   });
 
   it('a stop at a file boundary leaves the next file whole (line 1: its header) and the ones after', async () => {
