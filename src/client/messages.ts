@@ -139,7 +139,7 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
           `the answer from ${context.where} could not be read: ${reason}`,
           'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried',
         ]
-      : [`${failed} ${context.where}: ${reason}`, networkHint(codes, code, context, notMade)];
+      : [`${failed} ${context.where}: ${reason}`, networkHint(error, code, context, notMade)];
   return new NetworkError('network', `${message}${tries}`, { ...info, code, hint, cause: error });
 }
 
@@ -160,12 +160,22 @@ function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: 
     hint = `nothing was sent to the service; check the proxy's user name and password (set them in ${proxy.variable} as http://user:password@host:port)`;
   } else if (proxy.code === 'ERR_PROXY_TLS') {
     message = `cannot reach ${context.where} through ${named}: ${describeNetworkError(mainCode(proxy.cause), (proxy.cause as Error)?.message ?? '')}`;
-    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; check that the proxy speaks https (else write it http://) and that both certificates are trusted (${privateCa()})`;
+    const check = `check that the proxy speaks https (else write it http://) and that both certificates are trusted (${privateCa()})`;
+    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; ${certName(proxy.cause) ?? check}`;
   } else if (proxy.code === 'ERR_PROXY_REFUSED') {
     message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ''} ${statusText(proxy.status ?? 0)}`.trim()}`;
     hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
   }
   return new NetworkError('network', `${message}${tries}`, { ...info, code: proxy.code, hint, cause: proxy });
+}
+
+/** A trusted certificate for other names (review23: the hint said to trust it): the names, from Node's reason. */
+function certName(error: unknown): string | undefined {
+  let e = error as { code?: unknown; reason?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e)
+    if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID')
+      return `the certificate is trusted but not for this host (${String(e.reason).replace(/\.$/, '')}): use a name it is for, or give it one for this host`;
+  return undefined;
 }
 
 /** What to do for a private certificate authority: set NODE_EXTRA_CA_CERTS, or, set, check the file it names (audit23). */
@@ -174,12 +184,13 @@ function privateCa(file = process.env.NODE_EXTRA_CA_CERTS): string {
   return `NODE_EXTRA_CA_CERTS names ${file}: check that it holds the authority's certificate in PEM (Node reads it as a process starts, and ${fs.existsSync(file) ? 'skips what is not a certificate' : 'there is no such file'})`;
 }
 
-function networkHint(codes: string[], code: string | undefined, context: ConnectionContext, notMade: boolean): string {
+function networkHint(error: unknown, code: string | undefined, context: ConnectionContext, notMade: boolean): string {
+  const codes = errorCodes(error);
   if (code === 'EMFILE' || code === 'ENFILE')
     return `${notMade ? 'nothing was sent: ' : ''}the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger`;
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO')
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, '')})`;
-  if (codes.some(isTlsCode)) return `nothing was sent: the TLS handshake failed before the request; ${privateCa()}`;
+  if (codes.some(isTlsCode)) return `nothing was sent: the TLS handshake failed before the request; ${certName(error) ?? privateCa()}`;
   if (notMade)
     return `nothing was sent; check the base URL${context.baseUrlSource ? ` (from ${context.baseUrlSource})` : ''} and that the service is up`;
   return 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';

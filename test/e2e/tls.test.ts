@@ -75,6 +75,34 @@ describe('https', () => {
   });
 });
 
+describe('a trusted certificate for another host', () => {
+  it('is named as such, with the names it is for, not as one to trust (review23); nothing is sent', async () => {
+    const fixture = (name: string) => fs.readFileSync(path.join(ROOT, 'test', 'fixtures', name));
+    let hits = 0;
+    const other = https.createServer({ cert: fixture('other-cert.pem'), key: fixture('other-key.pem') }, (_req, res) =>
+      res.end(`${++hits}`),
+    );
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const ca = path.join(ROOT, 'test', 'fixtures', 'other-cert.pem');
+    const box = sandbox({ TRIGGER_API_KEY: TEST_KEY, NODE_EXTRA_CA_CERTS: ca });
+    try {
+      const base = `https://localhost:${(other.address() as AddressInfo).port}`;
+      const result = await run(['fire', 't', 'u', '--base-url', base], { env: box.env });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain('TLS handshake failed (ERR_TLS_CERT_ALTNAME_INVALID)');
+      expect(result.stderr).toMatch(
+        /the certificate is trusted but not for this host \(.*localhost.*DNS:other\.example\): use a name it is for/,
+      );
+      expect(result.stderr).not.toContain('NODE_EXTRA_CA_CERTS');
+      expect(hits).toBe(0);
+      expectNoKey(result);
+    } finally {
+      box.cleanup();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+});
+
 function write(dir: string, name: string, text: string): string {
   fs.writeFileSync(path.join(dir, name), text);
   return path.join(dir, name);

@@ -137,6 +137,31 @@ describe('no usable answer', () => {
     expect([error.message, error.hint, error.kind, error.exitCode, error.recorded]).toEqual([message, hint, 'network', 3, recorded]);
   });
 
+  it('a trusted certificate for another host says so, with its names, not to trust it (review23)', () => {
+    const reason = "Host: api.example.com. is not in the cert's altnames: DNS:other.example";
+    const cause = Object.assign(new Error(`Hostname/IP does not match certificate's altnames: ${reason}`), {
+      code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+      reason,
+    });
+    const hint = `the certificate is trusted but not for this host (Host: api.example.com. is not in the cert's altnames: DNS:other.example)`;
+    const direct = networkError(Object.assign(new Error('fetch failed'), { cause }), false, where, {
+      attempts: 1,
+      durationMs: 3,
+      recorded: 'no',
+    });
+    expect(direct.hint).toBe(
+      `nothing was sent: the TLS handshake failed before the request; ${hint}: use a name it is for, or give it one for this host`,
+    );
+    const choice = { url: 'https://proxy.corp:3128', variable: 'HTTPS_PROXY' };
+    const proxied = networkError(new ProxyError('ERR_PROXY_TLS', choice, { cause }), false, where, {
+      attempts: 1,
+      durationMs: 3,
+      recorded: 'no',
+    });
+    expect(proxied.hint).toContain(`with the proxy or, through it, with the service; ${hint}`);
+    expect(proxied.hint).not.toContain('NODE_EXTRA_CA_CERTS');
+  });
+
   it('a time-out names the limit; after sending it leaves the outcome unknown, before sending it says nothing was sent', () => {
     const sent = networkError(failure('UND_ERR_HEADERS_TIMEOUT'), false, where, { attempts: 2, durationMs: 60_000, recorded: 'unknown' });
     expect([sent.kind, sent.message, sent.recorded]).toEqual([
