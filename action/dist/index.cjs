@@ -987,7 +987,9 @@ function networkError(error2, timedOut, context, info2) {
   }
   if (error2 instanceof ProxyError) return proxyNetworkError(error2, context, info2, tries);
   const code = mainCode(error2);
-  const reason2 = describeNetworkError(code, error2?.message ?? String(error2));
+  let reason2 = describeNetworkError(code, error2?.message ?? String(error2));
+  if (reason2 === CLOSED && context.began)
+    reason2 = `connection closed by the other side in the middle of its answer (${context.began} ${statusText(context.began)})`;
   const failed = notMade ? "cannot reach" : "no whole answer came from";
   const [message, hint] = code === "ERR_BODY_DECODE" ? [
     `the answer from ${context.where} could not be read: ${reason2}`,
@@ -5631,7 +5633,8 @@ var init_attempt = __esm({
       #failed(cause) {
         const ms = Math.round(monotonicMs() - this.#started);
         const error2 = this.#proxy ? asProxyError(cause, this.#proxy, this.#sent) ?? cause : cause;
-        this.#finish({ kind: "failed", error: error2, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms });
+        const [timedOut, interrupted, sent, status2] = [this.#timedOut, this.#interrupted, this.#sent, this.#status];
+        this.#finish({ kind: "failed", error: error2, timedOut, interrupted, sent, status: status2, ms });
       }
       /** The time limit passed without a whole answer. */
       expire() {
@@ -32525,7 +32528,8 @@ var init_client = __esm({
             const message = notRecorded ? "interrupted before the event was sent; it was not recorded" : "interrupted before the service answered; the event may or may not have been recorded";
             throw new InterruptedError(message, { ...info2, notSent: notRecorded });
           }
-          const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource };
+          const { baseUrlSource } = this.#options;
+          const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource, began: outcome.status };
           const error2 = networkError(outcome.error, outcome.timedOut, connection, { ...info2, recorded: notRecorded ? "no" : "unknown" });
           if (canRetry && notRecorded && !isPermanent(outcome.error))
             return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };

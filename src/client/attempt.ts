@@ -17,8 +17,9 @@ export type AttemptOutcome = { ms: number } & (
       error: unknown;
       timedOut: boolean;
       interrupted: boolean;
-      /** Whether the request was handed to a connection to be written (else the service cannot have it). */
+      /** Whether the request was handed to a connection to be written (else the service cannot have it); the status that began an answer (0: none). */
       sent: boolean;
+      status: number;
     }
 );
 
@@ -176,7 +177,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #failed(cause: unknown): void {
     const ms = Math.round(monotonicMs() - this.#started);
     const error = this.#proxy ? (asProxyError(cause, this.#proxy, this.#sent) ?? cause) : cause;
-    this.#finish({ kind: 'failed', error, timedOut: this.#timedOut, interrupted: this.#interrupted, sent: this.#sent, ms });
+    const [timedOut, interrupted, sent, status] = [this.#timedOut, this.#interrupted, this.#sent, this.#status];
+    this.#finish({ kind: 'failed', error, timedOut, interrupted, sent, status, ms });
   }
 
   /** The time limit passed without a whole answer. */

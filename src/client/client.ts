@@ -180,7 +180,8 @@ export class TriggerClient {
           : 'interrupted before the service answered; the event may or may not have been recorded';
         throw new InterruptedError(message, { ...info, notSent: notRecorded });
       }
-      const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource: this.#options.baseUrlSource };
+      const { baseUrlSource } = this.#options;
+      const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource, began: outcome.status };
       const error = networkError(outcome.error, outcome.timedOut, connection, { ...info, recorded: notRecorded ? 'no' : 'unknown' });
       if (canRetry && notRecorded && !isPermanent(outcome.error))
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };

@@ -113,6 +113,7 @@ interface ConnectionContext {
   where: string; // The origin the connection was made to.
   timeoutMs: number;
   baseUrlSource: string | undefined;
+  began?: number; // The status of an answer cut short (0: none began).
 }
 
 type FailureInfo = AttemptInfo & { recorded: Recorded };
@@ -131,7 +132,9 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
   }
   if (error instanceof ProxyError) return proxyNetworkError(error, context, info, tries); // the Attempt named it
   const code = mainCode(error);
-  const reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
+  let reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
+  if (reason === CLOSED && context.began)
+    reason = `connection closed by the other side in the middle of its answer (${context.began} ${statusText(context.began)})`;
   const failed = notMade ? 'cannot reach' : 'no whole answer came from'; // sent, it was reached: a body cut short, a bad header (audit23)
   const [message, hint] =
     code === 'ERR_BODY_DECODE'

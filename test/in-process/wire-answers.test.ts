@@ -59,6 +59,8 @@ describe('trigger fire', () => {
     const result = await run(['fire', 't', 'u', '--retries', '0'], { env });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^error: no whole answer came from http:\/\/127\.0\.0\.1:\d+/);
+    // It began to answer: not "before it answered" (review23).
+    expect(result.stderr).toContain('connection closed by the other side in the middle of its answer (200 OK)');
     expect(result.stderr).toContain('the outcome is unknown');
     expect(result.stderr).not.toContain('cannot reach');
   });
