@@ -50,11 +50,12 @@
 // a row an earlier run left of unknown outcome says recorded "unknown", an invalid row's value a number or null (+11); the trailing
 // bytes of a .zst or .gz judged by one function of their own, out of zstdFrames' loop (+3). The lead: a file's rows kept after a
 // signal are those read within 250 ms too (a --json stop took 0.97 s; +2); a trusted certificate for another host is named so,
-// with its names, not as one to trust (review23, +11); an answer cut short after its status says so, not "before it answered" (+6).
+// with its names, not as one to trust (review23, +11); an answer cut short after its status says so, not "before it answered" (+6);
+// batch --help names Parquet, .gz/.zst and folders, with an export's and a shard's example (+3).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_855;
+const BUDGET = 11_858;
 const GOAL = 11_600;
 
 function lines(dir) {

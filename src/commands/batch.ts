@@ -56,7 +56,8 @@ export interface BatchCommandOptions extends ServiceOptions, BatchFiles {
 
 const HELP = `
 Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
-({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
+({"triggerId","userId","value"} per line), Parquet, or --format lines (one userId per line, with --trigger);
+.gz and .zst files are read as they are; a folder (a warehouse export's parts) is read in name order.
 
 Examples:
   $ trigger batch events.csv --failed failed.csv
@@ -65,6 +66,8 @@ Examples:
   $ cut -d, -f1 users.csv | trigger batch - --trigger welcome --format lines
   $ trigger batch events.csv --dry-run                           # check every row, send nothing
   $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
+  $ trigger batch export/ --columns userId=email,triggerId=event --journal export.journal --resume   # an export's parts
+  $ trigger batch events.csv --shard 2/4 --failed failed-2.csv                 # job 2 of a 4-job CI matrix
 
 Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options, or a
 journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
@@ -74,7 +77,7 @@ marked so, and a replay skips them unless --retry-unknown).`;
 export function command(program: Command, ctx: Context): Command {
   const batchCommand = program
     .command('batch')
-    .description('report many events from a CSV or NDJSON file, or a list of user ids')
+    .description('report many events from CSV, NDJSON or Parquet files (gzip, zstd, folders of parts), or a list of user ids')
     .argument('<file...>', 'the input files or folders (a folder: its files in name order), or - for standard input')
     .addOption(new Option('--format <format>', 'input format (default: from the extension, else detected)').choices(FORMATS))
     .option('--trigger <id>', 'the trigger for rows that have none (and for every row with --format lines)')
