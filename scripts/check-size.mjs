@@ -51,11 +51,13 @@
 // bytes of a .zst or .gz judged by one function of their own, out of zstdFrames' loop (+3). The lead: a file's rows kept after a
 // signal are those read within 250 ms too (a --json stop took 0.97 s; +2); a trusted certificate for another host is named so,
 // with its names, not as one to trust (review23, +11); an answer cut short after its status says so, not "before it answered" (+6);
-// batch --help names Parquet, .gz/.zst and folders, with an export's and a shard's example (+3).
+// batch --help names Parquet, .gz/.zst and folders, with an export's and a shard's example (+3). audit24: a Parquet page that cannot
+// be read after rows were sent stops the batch as a .gz cut short does, a codec this Node lacks is refused as the file opens, an id
+// that is not UTF-8 makes its row invalid (+18).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_858;
+const BUDGET = 11_876;
 const GOAL = 11_600;
 
 function lines(dir) {

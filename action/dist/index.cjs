@@ -37541,7 +37541,7 @@ function readLineIds(stream, options) {
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, READERS;
+var Damaged, DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -37550,6 +37550,8 @@ var init_rows = __esm({
     init_excerpt();
     init_formats();
     init_lines();
+    Damaged = class extends UsageError {
+    };
     DEFAULT_COLUMNS = { triggerId: "triggerId", userId: "userId", value: "value" };
     columnsWords = (text) => Object.entries({ ...DEFAULT_COLUMNS, ...parseColumns(text) }).map(([key, name]) => `${key}=${name}`).join(",");
     UNKNOWN_MARK = "outcome unknown";
@@ -41791,12 +41793,10 @@ function idReader(e, what, name) {
     throw new UsageError(`${name}: the ${what} column ${e.name} is ${typeOf(e)}, not an id; nothing was sent`, { hint });
   }
   const text = valueReader(e);
-  return (raw, row) => {
+  return (raw, bad) => {
     const utf8 = decimal2 || !(raw instanceof Uint8Array) ? text(raw) : stringFromBytes(raw);
     if (typeof utf8 !== "object") return utf8;
-    throw new UsageError(
-      `${name}: row ${row}'s ${what} (${e.name}, ${typeOf(e)}) is not UTF-8 text, so it cannot be an id; the rows before it were read`
-    );
+    bad(`its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export`);
   };
 }
 function valueReader(element) {
@@ -41811,9 +41811,12 @@ function valueReader(element) {
     return typeof raw === "object" ? JSON.stringify(raw) ?? String(raw) : String(raw);
   };
 }
-function broken(name, why) {
-  const hint = "check that the export finished and the file was copied whole (a Parquet file ends with its footer)";
-  return new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, { hint });
+function refuseCodecs(metadata, name, read) {
+  const chunks = metadata.row_groups.flatMap((g) => g.columns.filter((c) => read.includes(c.meta_data?.path_in_schema[0])));
+  const codecs = chunks.map((c) => c.meta_data?.codec ?? "UNCOMPRESSED");
+  const unread = codecs.find((codec) => codec !== "UNCOMPRESSED" && codec !== "SNAPPY" && !(codec in compressors));
+  const hint = unread === "ZSTD" ? "use Node 22.15 or later (it reads zstd), or export with SNAPPY" : "export it with SNAPPY or ZSTD";
+  if (unread) throw new UsageError(`${name} is compressed with ${unread}, which this Node cannot read; nothing was sent`, { hint });
 }
 async function openParquet(file, name, options) {
   const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2, parquetScan: parquetScan2, parquetSchema: parquetSchema2 } = await Promise.resolve().then(() => (init_node(), node_exports));
@@ -41847,6 +41850,7 @@ async function openParquet(file, name, options) {
     throw new UsageError(`${name}: the value column ${value.name} is ${typeOf(value)}, not a number; nothing was sent`, { hint });
   }
   const valueText = value ? valueReader(value) : () => void 0;
+  refuseCodecs(metadata, name, [trigger?.name, user.name, value?.name]);
   async function* rows2(options2) {
     youngGenerationForParquet();
     let scan;
@@ -41854,13 +41858,13 @@ async function openParquet(file, name, options) {
       const columns = [trigger?.name, user.name, value?.name].filter((c) => c !== void 0);
       scan = await parquetScan2({ file: await asyncBufferFromFile2(file), metadata, columns, ...decoding });
     } catch (error2) {
-      throw broken(name, error2.message);
+      throw damaged(name, 1, error2);
     }
     const read = async (column, rowStart, rowEnd) => {
       try {
         return column === void 0 ? void 0 : await scan.readColumn({ column, rowStart, rowEnd });
       } catch (error2) {
-        throw broken(name, `row ${rowStart + 1} on: ${error2.message}`);
+        throw damaged(name, rowStart + 1, error2);
       }
     };
     for (const range of scan.ranges) {
@@ -41870,13 +41874,17 @@ async function openParquet(file, name, options) {
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
-            const line2 = start + j + 1;
+            let invalid;
+            const bad = (why) => void (invalid ??= why);
             const row = {
-              triggerId: triggerText?.(triggers[j], line2),
-              userId: userText(users[j], line2),
+              triggerId: triggerText?.(triggers[j], bad),
+              userId: userText(users[j], bad),
               value: values && valueText(values[j])
             };
-            out.push(makeRow(line2, { format: "csv", fields: [row.triggerId ?? "", row.userId ?? "", row.value ?? ""] }, row, options2));
+            const fields = [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
+            out.push(
+              Object.assign(makeRow(start + j + 1, { format: "csv", fields }, row, options2), invalid && { invalid, event: void 0 })
+            );
           }
           yield out;
         }
@@ -41885,7 +41893,7 @@ async function openParquet(file, name, options) {
   }
   return (options2) => ({ rows: rows2(options2), header: () => void 0 });
 }
-var import_node_zlib, zstd, compressors, strict2, decoding, annotation, scaleOf, typeOf, VALUE_TYPES, ID_TYPES, SLICE_ROWS;
+var import_node_zlib, zstd, compressors, strict2, decoding, annotation, scaleOf, typeOf, VALUE_TYPES, ID_TYPES, WHOLE, broken, damaged, SLICE_ROWS;
 var init_parquet = __esm({
   "src/batch/parquet.ts"() {
     "use strict";
@@ -41899,13 +41907,16 @@ var init_parquet = __esm({
       BROTLI: (input2) => new Uint8Array(import_node_zlib.default.brotliDecompressSync(input2)),
       ...zstd && { ZSTD: (input2) => new Uint8Array(zstd(input2)) }
     };
-    strict2 = new TextDecoder("utf-8", { fatal: true });
+    strict2 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     decoding = { compressors, parsers: { stringFromBytes }, utf8: false };
     annotation = (e) => e.logical_type?.type ?? e.converted_type;
     scaleOf = (e) => e.scale ?? e.logical_type?.scale ?? 0;
     typeOf = (e, kind = annotation(e)) => kind === "DECIMAL" ? `DECIMAL(${e.precision},${scaleOf(e)})` : kind ?? (e.num_children ? "STRUCT" : e.type);
     VALUE_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+)| DECIMAL)?|FLOAT|DOUBLE|(FIXED_LEN_)?BYTE_ARRAY( UTF8| STRING| DECIMAL)?)$/;
     ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENUM)?|FIXED_LEN_BYTE_ARRAY UUID)$/;
+    WHOLE = "check that the export finished and the file was copied whole (a Parquet file ends with its footer)";
+    broken = (name, why) => new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, { hint: WHOLE });
+    damaged = (name, row, error2) => new Damaged(`${name}: its rows from ${row} on cannot be read (${error2.message})`, { hint: WHOLE, cause: error2 });
     SLICE_ROWS = 65536;
   }
 });
@@ -42315,7 +42326,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, Damaged, parquetOnStdin, isPart, stopAt;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, stopAt;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42339,8 +42350,6 @@ var init_input = __esm({
       ["Obj", "an Avro file", () => "export it as CSV, NDJSON or Parquet"]
     ];
     hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join(" ");
-    Damaged = class extends UsageError {
-    };
     parquetOnStdin = (what = "standard input is a Parquet file") => new UsageError(`${what}, which is read from its footer and cannot come through a pipe`, {
       hint: "give the file by its name: trigger batch export.parquet"
     });
@@ -42436,10 +42445,10 @@ function summaryLines(s, c) {
   const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
   const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
   if (s.dryRun) {
-    const damaged = s.notReadAfter?.file ? [notRead] : [];
+    const damaged2 = s.notReadAfter?.file ? [notRead] : [];
     const head2 = s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714");
     const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
-    return [checked, ...damaged, ...keptLines(s, c)];
+    return [checked, ...damaged2, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
   const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
@@ -42455,13 +42464,13 @@ function summaryLines(s, c) {
   if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
 }
-function notReadLine({ line: line2, dropped, file, damaged, why, later = [], rest }, c, resume) {
+function notReadLine({ line: line2, dropped, file, damaged: damaged2, why, later = [], rest }, c, resume) {
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
   const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
   const garbage = why?.startsWith("trailing garbage") && /are not (\w+)/.exec(why)[1];
   const cut = why?.includes("truncate -s") ? "; cut them off as said above (or copy it whole again)" : "";
   const damage = garbage ? `  ${file} has bytes after line ${line2} that are not ${garbage}: every row before them was read${cut}` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
-  if (damaged) return c.error(damage) + send2(garbage ? ", then send any rows after them with" : ", then send them with");
+  if (damaged2) return c.error(damage) + send2(garbage ? ", then send any rows after them with" : ", then send them with");
   const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
   if (file)
     return c.warn(`  the rows after line ${line2} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");
@@ -44497,7 +44506,7 @@ __export(batch_exports, {
   command: () => command2
 });
 function command2(program2, ctx) {
-  const batchCommand = program2.command("batch").description("report many events from a CSV or NDJSON file, or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace", concurrency, DEFAULT_CONCURRENCY).option(
+  const batchCommand = program2.command("batch").description("report many events from CSV, NDJSON or Parquet files (gzip, zstd, folders of parts), or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace", concurrency, DEFAULT_CONCURRENCY).option(
     "--max-concurrency <n>",
     `with --concurrency auto, never more than this many at once (default: ${DEFAULT_MAX_CONCURRENCY})`,
     wholeNumber(1, 256)
@@ -44670,15 +44679,15 @@ function finish(run2, recorder, result, signal, stderr) {
     }
   }
   if (signal) throw new TriggerError("interrupted", "interrupted", { reported: true, signal });
-  const { damaged } = input2;
-  if (notAccepted === 0 && !damaged) return;
+  const { damaged: damaged2 } = input2;
+  if (notAccepted === 0 && !damaged2) return;
   if (env2.GITHUB_ACTIONS === "true") {
     const kept = failed ? ` (kept in ${failed.path})` : "";
     const notAll = notAccepted > 0 && `${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
-    const broken2 = damaged && `${damaged.file} is damaged after line ${damaged.line}`;
+    const broken2 = damaged2 && `${damaged2.file} is damaged after line ${damaged2.line}`;
     io.stderr(githubAnnotation(`trigger batch ${name}: ${[broken2, notAll].filter(Boolean).join("; ")}`));
   }
-  if (damaged) throw new UsageError(`${damaged.file} is damaged`, { reported: true });
+  if (damaged2) throw new UsageError(`${damaged2.file} is damaged`, { reported: true });
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
 var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, KEPT_AFTER_STOP, KEPT_FOR_MS, HELP;
@@ -44714,7 +44723,8 @@ var init_batch = __esm({
     [KEPT_AFTER_STOP, KEPT_FOR_MS] = [1e5, 250];
     HELP = `
 Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
-({"triggerId","userId","value"} per line), or --format lines (one userId per line, with --trigger).
+({"triggerId","userId","value"} per line), Parquet, or --format lines (one userId per line, with --trigger);
+.gz and .zst files are read as they are; a folder (a warehouse export's parts) is read in name order.
 
 Examples:
   $ trigger batch events.csv --failed failed.csv
@@ -44723,6 +44733,8 @@ Examples:
   $ cut -d, -f1 users.csv | trigger batch - --trigger welcome --format lines
   $ trigger batch events.csv --dry-run                           # check every row, send nothing
   $ trigger batch big.csv --journal big.journal --resume --failed failed.csv   # survives kill -9; run again to carry on
+  $ trigger batch export/ --columns userId=email,triggerId=event --journal export.journal --resume   # an export's parts
+  $ trigger batch events.csv --shard 2/4 --failed failed-2.csv                 # job 2 of a 4-job CI matrix
 
 Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or bad options, or a
 journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by

@@ -20,7 +20,7 @@ import {
   type Format,
 } from './formats.js';
 import type { Stopped } from './lines.js';
-import { readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
+import { Damaged, readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 export interface InputFile {
   path: string;
@@ -304,8 +304,6 @@ async function* decompressed(source: Readable, compression: Compression, name: s
   }
 }
 
-/** Compressed data that cannot be read on (a .gz cut short): the batch stops there (untilDamage). */
-class Damaged extends UsageError {}
 
 /** Parquet through standard input: found by its first bytes, or asked for with `--format parquet`. */
 const parquetOnStdin = (what = 'standard input is a Parquet file') =>

@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import type { FileMetaData, ParquetScan, SchemaElement, SchemaTree } from 'hyparquet';
 import { UsageError } from '../errors.js';
 import { youngGenerationForParquet } from '../startup.js';
-import { columnAt, findColumns, makeRow, MAX_CHUNK_ROWS, type ReadOptions, type Row, type RowSource } from './rows.js';
+import { columnAt, Damaged, findColumns, makeRow, MAX_CHUNK_ROWS, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 /** Decompressors hyparquet leaves to its user (it has Snappy itself). */
 const zstd = (zlib as { zstdDecompressSync?: (input: Uint8Array) => Buffer }).zstdDecompressSync;
@@ -43,7 +43,7 @@ export function decimalText(unscaled: bigint, scale: number): string {
 }
 
 /** Text, or bytes that are not UTF-8 as they are (hyparquet would put U+FFFD in their place); untyped bytes stay bytes. */
-const strict = new TextDecoder('utf-8', { fatal: true });
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }); // a U+FEFF that starts an id is its own (audit24)
 function stringFromBytes(bytes: Uint8Array | undefined): string | Uint8Array | undefined {
   try {
     return bytes && strict.decode(bytes);
@@ -63,22 +63,20 @@ const VALUE_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+)| DECIMAL)?|FLOAT|DOUBLE|(FIX
 const ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENUM)?|FIXED_LEN_BYTE_ARRAY UUID)$/;
 
 /**
- * An id column's text maker (userId, triggerId): its text, or its whole number with every digit. Another
- * type is the wrong column (a timestamp, a flag), refused before a row is sent; bytes not UTF-8 stop the batch at their row.
+ * An id column's text maker (userId, triggerId): its text, or its whole number with every digit. Another type is the wrong column (a
+ * timestamp, a flag), refused before a row is sent; bytes not UTF-8 make their row invalid (as a CSV line's; they stopped the batch).
  */
-function idReader(e: SchemaElement, what: string, name: string): (raw: unknown, row: number) => string | undefined {
+function idReader(e: SchemaElement, what: string, name: string): (raw: unknown, bad: (why: string) => void) => string | undefined {
   const decimal = annotation(e) === 'DECIMAL';
   if (decimal ? scaleOf(e) > 0 : e.num_children || !ID_TYPES.test([e.type, annotation(e)].filter(Boolean).join(' '))) {
     const hint = `a ${what} is text or a whole number: name another column with --columns ${what}=<name>, or cast it in the export`;
     throw new UsageError(`${name}: the ${what} column ${e.name} is ${typeOf(e)}, not an id; nothing was sent`, { hint });
   }
   const text = valueReader(e);
-  return (raw, row) => {
+  return (raw, bad) => {
     const utf8 = decimal || !(raw instanceof Uint8Array) ? text(raw) : stringFromBytes(raw);
     if (typeof utf8 !== 'object') return utf8;
-    throw new UsageError(
-      `${name}: row ${row}'s ${what} (${e.name}, ${typeOf(e)}) is not UTF-8 text, so it cannot be an id; the rows before it were read`,
-    );
+    bad(`its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export`);
   };
 }
 
@@ -99,10 +97,15 @@ function valueReader(element: SchemaElement): (raw: unknown) => string | undefin
   };
 }
 
-function broken(name: string, why: string): UsageError {
-  const hint = 'check that the export finished and the file was copied whole (a Parquet file ends with its footer)';
-  return new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, { hint });
-}
+const WHOLE = 'check that the export finished and the file was copied whole (a Parquet file ends with its footer)';
+const broken = (name: string, why: string) =>
+  new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, { hint: WHOLE });
+/**
+ * Rows that cannot be read once reading began (a page, or a later part of a folder whose earlier parts were sent): the batch stops there,
+ * keeps the rows read and not sent, and prints the command for the rest, as for a .gz cut short (audit24: "nothing was sent" after 2,500).
+ */
+const damaged = (name: string, row: number, error: unknown) =>
+  new Damaged(`${name}: its rows from ${row} on cannot be read (${(error as Error).message})`, { hint: WHOLE, cause: error as Error });
 
 /**
  * Rows decoded at once. A row group can hold millions of rows (Spark writes 128 MB groups), and decoding one whole, as hyparquet's row
@@ -112,6 +115,15 @@ function broken(name: string, why: string): UsageError {
  * peak lowest (146 MB against 195 MB for whole groups of 125,000 rows, reading 1,000,000 rows alone).
  */
 const SLICE_ROWS = 65_536;
+
+/** A codec this Node cannot read (ZSTD before Node 22.15, LZ4): refused as the file opens, not at its first page with earlier parts sent. */
+function refuseCodecs(metadata: FileMetaData, name: string, read: (string | undefined)[]): void {
+  const chunks = metadata.row_groups.flatMap((g) => g.columns.filter((c) => read.includes(c.meta_data?.path_in_schema[0])));
+  const codecs = chunks.map((c) => c.meta_data?.codec ?? 'UNCOMPRESSED');
+  const unread = codecs.find((codec) => codec !== 'UNCOMPRESSED' && codec !== 'SNAPPY' && !(codec in compressors));
+  const hint = unread === 'ZSTD' ? 'use Node 22.15 or later (it reads zstd), or export with SNAPPY' : 'export it with SNAPPY or ZSTD';
+  if (unread) throw new UsageError(`${name} is compressed with ${unread}, which this Node cannot read; nothing was sent`, { hint });
+}
 
 /** Finds a file's columns from its footer (broken, or a column missing: a usage error); gives its rows' reader, by row group slices. */
 export async function openParquet(file: string, name: string, options: ReadOptions): Promise<(options: ReadOptions) => RowSource> {
@@ -148,6 +160,7 @@ export async function openParquet(file: string, name: string, options: ReadOptio
     throw new UsageError(`${name}: the value column ${value.name} is ${typeOf(value)}, not a number; nothing was sent`, { hint });
   }
   const valueText = value ? valueReader(value) : () => undefined;
+  refuseCodecs(metadata, name, [trigger?.name, user.name, value?.name]);
 
   async function* rows(options: ReadOptions): AsyncGenerator<Row[]> {
     youngGenerationForParquet();
@@ -156,13 +169,13 @@ export async function openParquet(file: string, name: string, options: ReadOptio
       const columns = [trigger?.name, user.name, value?.name].filter((c) => c !== undefined);
       scan = await parquetScan({ file: await asyncBufferFromFile(file), metadata, columns, ...decoding });
     } catch (error) {
-      throw broken(name, (error as Error).message);
+      throw damaged(name, 1, error);
     }
     const read = async (column: string | undefined, rowStart: number, rowEnd: number) => {
       try {
         return column === undefined ? undefined : await scan.readColumn({ column, rowStart, rowEnd });
       } catch (error) {
-        throw broken(name, `row ${rowStart + 1} on: ${(error as Error).message}`);
+        throw damaged(name, rowStart + 1, error);
       }
     };
     for (const range of scan.ranges) {
@@ -172,13 +185,17 @@ export async function openParquet(file: string, name: string, options: ReadOptio
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out: Row[] = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
-            const line = start + j + 1;
+            let invalid: string | undefined;
+            const bad = (why: string) => void (invalid ??= why);
             const row = {
-              triggerId: triggerText?.(triggers![j], line),
-              userId: userText(users![j], line),
+              triggerId: triggerText?.(triggers![j], bad),
+              userId: userText(users![j], bad),
               value: values && valueText(values[j]),
             };
-            out.push(makeRow(line, { format: 'csv', fields: [row.triggerId ?? '', row.userId ?? '', row.value ?? ''] }, row, options));
+            const fields = [row.triggerId ?? '', row.userId ?? '', row.value ?? ''];
+            out.push(
+              Object.assign(makeRow(start + j + 1, { format: 'csv', fields }, row, options), invalid && { invalid, event: undefined }),
+            );
           }
           yield out;
         }

@@ -10,6 +10,9 @@ import { excerpt } from '../output/excerpt.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine, type Stopped } from './lines.js';
 
+/** A file that cannot be read on midway (a .gz cut short, a Parquet page): the batch stops there, as on a signal (input.ts). */
+export class Damaged extends UsageError {}
+
 /** How a row is written back to the failed file, by the kind of its format (formats.ts). */
 export type RowRecord =
   /** `fields` as parsed, or `raw` (the line as read) when the record could not be parsed. */

@@ -144,14 +144,18 @@ describe('Parquet: what an id column may hold', () => {
     expect(fs.readFileSync(failed, 'utf8')).toContain('purchase,,,"line 3: invalid, not sent: empty userId"');
   });
 
-  it('bytes that are not UTF-8 in a user id column: exit 2 naming the file and row, nothing of the row sent', async () => {
+  it('bytes that are not UTF-8 in a user id column make that row invalid, as a CSV line\'s do; the others are sent', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
     const file = path.join(sandbox.home, 'kinds.parquet');
     await writeKinds(file);
-    const result = await runCommand(['batch', file, '--columns', 'userId=BAD,triggerId=EVENT'], sandbox.env);
-    expect(server.requests).toHaveLength(0);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("kinds.parquet: row 2's userId (BAD, BYTE_ARRAY) is not UTF-8 text");
+    const failed = path.join(sandbox.home, 'failed.csv');
+    const result = await runCommand(['batch', file, '--columns', 'userId=BAD,triggerId=EVENT', '--failed', failed], sandbox.env);
+    // Was: exit 2 at row 2, "row 2's userId (BAD, BYTE_ARRAY) is not UTF-8 text", and row 1 in no place (audit24's Parquet stops).
+    expect(server.requests.map((r) => userOf(r.url))).toEqual(['ok']);
+    expect(result.code).toBe(1);
+    const kept = fs.readFileSync(failed, 'utf8');
+    expect(kept).toContain('"line 2: invalid, not sent: its userId (BAD) is not valid UTF-8 text; save it as UTF-8 in the export"');
+    expect(kept).toContain('line 3: invalid, not sent: empty userId');
   });
 });
 
