@@ -304,7 +304,6 @@ async function* decompressed(source: Readable, compression: Compression, name: s
   }
 }
 
-
 /** Parquet through standard input: found by its first bytes, or asked for with `--format parquet`. */
 const parquetOnStdin = (what = 'standard input is a Parquet file') =>
   new UsageError(`${what}, which is read from its footer and cannot come through a pipe`, {

@@ -144,7 +144,7 @@ describe('Parquet: what an id column may hold', () => {
     expect(fs.readFileSync(failed, 'utf8')).toContain('purchase,,,"line 3: invalid, not sent: empty userId"');
   });
 
-  it('bytes that are not UTF-8 in a user id column make that row invalid, as a CSV line\'s do; the others are sent', async () => {
+  it("bytes that are not UTF-8 in a user id column make that row invalid, as a CSV line's do; the others are sent", async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
     const file = path.join(sandbox.home, 'kinds.parquet');
     await writeKinds(file);
