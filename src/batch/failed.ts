@@ -16,13 +16,10 @@ import { FORMAT_TABLE, type Format } from './formats.js';
 import { columnAt, keptFields, type Row } from './rows.js';
 import { throughLinks } from '../lock.js';
 
-function csvField(text: string, separator = ','): string {
-  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
-}
+const csvField = (text: string, separator = ','): string =>
+  /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
 
-function csvLine(fields: readonly string[], separator = ','): string {
-  return `${fields.map((f) => csvField(f, separator)).join(separator)}\n`;
-}
+const csvLine = (fields: readonly string[], separator = ','): string => `${fields.map((f) => csvField(f, separator)).join(separator)}\n`;
 
 /** The failed-file line for a row; `header` is the input's header (delimited formats only). */
 export function failedLine(row: Row, error: string, header: readonly string[] | undefined, separator = ','): string {

@@ -34,9 +34,8 @@ export interface BatchFiles {
  * A path the user gave, for a command run in `cwd`: as written when this process runs there (so that
  * messages and printed commands show it as typed), else resolved against `cwd`.
  */
-export function inFolder(cwd: string, file: string): string {
-  return file === '-' || path.isAbsolute(file) || path.resolve(file) === path.resolve(cwd, file) ? file : path.resolve(cwd, file);
-}
+export const inFolder = (cwd: string, file: string): string =>
+  file === '-' || path.isAbsolute(file) || path.resolve(file) === path.resolve(cwd, file) ? file : path.resolve(cwd, file);
 
 /** True when both name the same file (any path to it); `b` may be a descriptor, and "-" is stdin's. */
 function sameFile(a: string, b: string | number): boolean {

@@ -75,9 +75,8 @@ interface Header {
 /** The catalog a batch ran with: its path and the SHA-256 of its content. */
 export type CatalogFingerprint = Omit<InputFingerprint, 'size'>;
 
-export function catalogFingerprint(catalog: { path: string; text: string } | undefined): CatalogFingerprint | null {
-  return catalog ? { path: catalog.path, sha256: createHash('sha256').update(catalog.text).digest('hex') } : null;
-}
+export const catalogFingerprint = (catalog: { path: string; text: string } | undefined): CatalogFingerprint | null =>
+  catalog ? { path: catalog.path, sha256: createHash('sha256').update(catalog.text).digest('hex') } : null;
 
 function parsed<T>(text: string, otherwise: T): T {
   try {

@@ -171,6 +171,4 @@ export async function* readLines(stream: Readable, stop?: Stopped, name?: string
   else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
 
-export function withoutCr(line: string): string {
-  return line.endsWith('\r') ? line.slice(0, -1) : line;
-}
+export const withoutCr = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);

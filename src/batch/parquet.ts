@@ -28,9 +28,8 @@ function float32Text(x: number): string {
 }
 
 /** A two's complement big-endian integer (a decimal's bytes). */
-function bigIntOf(bytes: Uint8Array): bigint {
-  return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex') || '0'}`));
-}
+const bigIntOf = (bytes: Uint8Array): bigint =>
+  BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex') || '0'}`));
 
 /**
  * An unscaled integer and a scale as decimal text: every digit kept (12345 and 2 give "123.45"). The

@@ -40,6 +40,9 @@ function numberIn(text: string | undefined) {
   }
 }
 
+const serverWords = (outcome: { reason: string; error?: unknown }, mask: ServerMask): string =>
+  outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
+
 /**
  * The reason a row goes to the failed file (after "line N: "); undefined for rows that need none. A refusal's reason quotes the server, so
  * pieces of the key are masked in it; an invalid row's reason quotes the user's own data, shown as given.
@@ -54,22 +57,15 @@ const REASONS: { [K in OutcomeKind]?: (outcome: Extract<Outcome, { kind: K }>, m
 export const failureReason = (outcome: Outcome, mask: ServerMask): string | undefined =>
   (REASONS[outcome.kind] as ((outcome: Outcome, mask: ServerMask) => string) | undefined)?.(outcome, mask);
 
-function serverWords(outcome: { reason: string; error?: unknown }, mask: ServerMask): string {
-  return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
-}
-
 /**
  * The line a row that was not accepted gets on stderr ("✖ line 4: invalid, not sent: ..."): the
  * recorder's, and the GitHub Action's, which reads the same rows from --json.
  */
-export function failureLine(line: number | string, reason: string, c: Palette): string {
-  return `${c.error('✖')} ${typeof line === 'number' ? `line ${line}` : line}: ${printable(reason)}`;
-}
+export const failureLine = (line: number | string, reason: string, c: Palette): string =>
+  `${c.error('✖')} ${typeof line === 'number' ? `line ${line}` : line}: ${printable(reason)}`;
 
 /** Rows not accepted (and not merely checked by a dry run): the rows the failed file keeps. */
-export function rowsNotAccepted(c: Counts): number {
-  return c.rows - c.accepted - c.earlier - c.checked;
-}
+export const rowsNotAccepted = (c: Counts): number => c.rows - c.accepted - c.earlier - c.checked;
 
 function rateOf(counts: Counts, elapsedMs: number): number {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
@@ -129,9 +125,7 @@ export interface SummaryInput {
 }
 
 /** "1 row", "1,024 rows". */
-export function plural(n: number, one: string): string {
-  return `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
-}
+export const plural = (n: number, one: string): string => `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
 
 const rows = (n: number) => plural(n, 'row');
 

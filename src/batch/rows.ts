@@ -386,9 +386,7 @@ async function* mapLines(
   }
 }
 
-function describe(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
-}
+const describe = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 
 /** Whether `quoted` (a name as JSON) is a member of the object `text` holds more than once (JSON.parse keeps the last; others the first). */
 function twice(text: string, quoted: string, escaped: boolean): boolean {

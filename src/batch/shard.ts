@@ -46,6 +46,5 @@ export async function* shardRows(rows: AsyncIterable<Row[]>, shard: Shard): Asyn
 }
 
 /** The pace's rota for a shard: its place among the others, on the wall clock (shards run on different machines). */
-export function shardRota(shard: Shard | undefined): { index: number; count: number; clock: () => number } | undefined {
-  return shard && { index: shard.index - 1, count: shard.count, clock: Date.now };
-}
+export const shardRota = (shard: Shard | undefined): { index: number; count: number; clock: () => number } | undefined =>
+  shard && { index: shard.index - 1, count: shard.count, clock: Date.now };

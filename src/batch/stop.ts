@@ -23,9 +23,8 @@ export type StopReason =
   /** A file's compressed data could not be read on (a .gz cut short): its rows after `line` are in no place. */
   | { kind: 'damaged'; file: string; line: number; why: string };
 
-export function isStopReason(value: unknown): value is StopReason {
-  return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string';
-}
+export const isStopReason = (value: unknown): value is StopReason =>
+  typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string';
 
 /** What stopped the batch, by kind, as it follows "stopped because" (or "stopped after", for the breaker). */
 const CAUSES: { [K in StopReason['kind']]: (reason: Extract<StopReason, { kind: K }>) => string } = {
