@@ -33,11 +33,8 @@ export function writeFileAtomic(target: string, text: string | Uint8Array, optio
       // a new file
     }
   }
-  let mode = options.mode ?? 0o644;
-  if (!options.forceMode) {
-    const stat = fs.lstatSync(file, { throwIfNoEntry: false });
-    if (stat && !stat.isSymbolicLink()) mode = stat.mode & 0o777;
-  }
+  const stat = options.forceMode ? undefined : fs.lstatSync(file, { throwIfNoEntry: false });
+  const mode = stat && !stat.isSymbolicLink() ? stat.mode & 0o777 : (options.mode ?? 0o644);
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd: number | undefined;
   try {

@@ -348,11 +348,8 @@ export class FileLock {
     const other = taken.holder;
     if (other === undefined) throw new UsageError(`cannot lock ${this.what}: ${taken.why}`, { hint: taken.hint });
     const away = elsewhere(other);
-    const where = away === undefined ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-    const fix =
-      away === undefined
-        ? hint
-        : `${hint}; if that process is gone, delete ${taken.lock} (a lock made on another host or container cannot be checked from here)`;
+    const gone = `if that process is gone, delete ${taken.lock} (a lock made on another host or container cannot be checked from here)`;
+    const [where, fix] = away === undefined ? [`pid ${other.pid}`, hint] : [`pid ${other.pid} ${away}`, `${hint}; ${gone}`];
     throw new UsageError(`${this.what} is in use by another batch (${where}, since ${other.since}); nothing was sent`, { hint: fix });
   }
 
