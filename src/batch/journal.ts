@@ -253,7 +253,6 @@ export class Journal {
   #pending = ''; // Outcome records not yet written; they go out with the next "s" or within a second.
   #dirty = false;
   readonly #timer = setInterval(() => this.sync(), 1000).unref();
-  #flushScheduled = false;
 
   private constructor(file: string, fd: number, earlier: Loaded | undefined) {
     this.path = file;
@@ -321,13 +320,8 @@ export class Journal {
    * more than a turn behind (a kill then leaves at most the requests in flight of unknown outcome).
    */
   #later(record: string): void {
+    if (this.#pending === '') setImmediate(() => this.#write());
     this.#pending += record;
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    setImmediate(() => {
-      this.#flushScheduled = false;
-      this.#write();
-    });
   }
 
   #write(): void {

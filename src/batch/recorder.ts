@@ -161,10 +161,8 @@ export class BatchRecorder implements OutcomeSink {
     // An error ends the wait as a drain does (the 'error' listener above stops the batch). One wait for every lane: a listener
     // each passed Node's ten when a stop wrote 100,000 lines at once (MaxListenersExceededWarning on stderr; sigaudit21).
     return (this.#drain ??= once(this.#stdout, 'drain')
-      .then(
-        () => undefined,
-        () => undefined,
-      )
+      .then(() => undefined)
+      .catch(() => undefined)
       .finally(() => (this.#drain = undefined)));
   }
 
