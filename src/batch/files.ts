@@ -61,10 +61,8 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
     ['--journal', options.journal],
   ] as const) {
     // "-" would make a file named "-", and the replay command printed for it would read stdin.
-    if (file === '-' || file === '')
-      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
-        hint: `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`,
-      });
+    const hint = `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`;
+    if (file === '-' || file === '') throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint });
     if (file === undefined) continue;
     const folder = isPart(path.basename(file)) && folders.find((f) => path.resolve(f) === path.resolve(path.dirname(file)));
     if (folder)
@@ -81,10 +79,8 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
   if (!options.journal) return;
   // A pipe named as a file is refused as input (input.ts); standard input cannot be read twice either.
-  if (sources.includes('-'))
-    throw new UsageError('--journal needs the input as a regular file, or files and folders', {
-      hint: 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first',
-    });
+  const hint = 'a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first';
+  if (sources.includes('-')) throw new UsageError('--journal needs the input as a regular file, or files and folders', { hint });
   if (options.failed && sameFile(options.journal, options.failed))
     throw new UsageError('--journal and --failed name the same file', { hint: 'give each its own file' });
 }
