@@ -551,13 +551,9 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
     if (file.format !== 'parquet' && (await checkHeader(file, options.read ?? {}))) failed.push(file.name);
   // One of trigger's failed files beside other input (its default folder is the current one: a folder run from inside it, or
   // `export/*`): its rows would go with their own originals (a folder run twice sent every failed row twice). Alone, a replay.
+  const twice = `${failed[0]}: a failed file trigger wrote: read with its folder, its rows would be sent twice; nothing was sent`;
   if (failed.length > 0 && failed.length < files.length)
-    throw new UsageError(
-      `${failed[0]}: a failed file trigger wrote: read with its folder, its rows would be sent twice; nothing was sent`,
-      {
-        hint: 'move it out of the folder, and send it with the command its batch printed',
-      },
-    );
+    throw new UsageError(twice, { hint: 'move it out of the folder, and send it with the command its batch printed' });
   const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
   const parquet = files.some((f) => f.format === 'parquet');
   const normalized = !one || parquet || columns ? { file: !one } : undefined;
