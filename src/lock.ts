@@ -81,8 +81,7 @@ const BATCH: Rules = { unnamed: 'stale', mode: 0o644 };
 
 const MAX_LOCK_BYTES = 4096; // A lock file is small and regular: anything else (a folder, a link, a FIFO) is not read, only waited for.
 
-/** The locks this process holds now: our own pid in any other is a process that ended (pids repeat). */
-const held = new Set<string>();
+const held = new Set<string>(); // The locks this process holds now: our own pid in any other is a process that ended (pids repeat).
 
 const heldBy = (lock: string, why: string, hint = `remove it: rm ${lock}`): Look => ({ state: 'held', blocked: { why, hint } });
 

@@ -68,8 +68,7 @@ export function wideEncoding(bytes: Uint8Array): string | undefined {
 /** The start of a line that a slice did not end: held until its newline comes, up to MAX_LINE_BYTES. */
 class PartialLine {
   #pending: Buffer[] = []; // Its bytes so far; once it is known to be too long, its start only, for the failed file.
-  /** Its length so far (0: no line is open). */
-  bytes = 0;
+  bytes = 0; // Its length so far (0: no line is open).
 
   hold(bytes: Buffer): void {
     const long = this.bytes > MAX_LINE_BYTES;

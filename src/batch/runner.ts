@@ -93,10 +93,8 @@ export interface RunResult {
   mostSending: number;
 }
 
-/** How far the schedule may fall behind before it forgets the debt (a stall is not made up in a burst). */
-const MAX_SCHEDULE_DEBT_MS = 1000;
-/** The longest the schedule waits for the first request to be through. */
-const MAX_WARM_UP_MS = 1000;
+const MAX_SCHEDULE_DEBT_MS = 1000; // How far the schedule may fall behind before it forgets the debt (a stall is not made up in a burst).
+const MAX_WARM_UP_MS = 1000; // The longest the schedule waits for the first request to be through.
 
 const CANCELLED_IN_FLIGHT = 'cancelled in flight: it may or may not have been recorded; check before sending it again';
 
@@ -109,8 +107,7 @@ export class Runner {
   readonly #interval: number;
   readonly #pace: Pace | undefined;
   readonly #timers: Timers;
-  /** Lanes waiting for a request to settle (--concurrency auto), woken together. */
-  #slot: Promise<void> | undefined;
+  #slot: Promise<void> | undefined; // Lanes waiting for a request to settle (--concurrency auto), woken together.
   #wakeSlot: (() => void) | undefined;
   /** Lanes sleeping in #pause, woken by a stop through one listener (not one per lane: up to 256). */
   readonly #sleepers = new Set<() => void>();
@@ -123,15 +120,12 @@ export class Runner {
   #allRead = false;
   #lastLine = 0;
   // The schedule, with --rate.
-  /** When the next request may start (performance.now()). */
-  #nextStart: number | undefined;
-  /** Whether a request has settled; the first pays for connecting and warming up (see #onSchedule). */
-  #firstDone = false;
+  #nextStart: number | undefined; // When the next request may start (performance.now()).
+  #firstDone = false; // Whether a request has settled; the first pays for connecting and warming up (see #onSchedule).
   readonly #firstSettled: Promise<void>;
   #markFirstSettled!: () => void;
   #scheduleRestarted = false;
-  /** Whether a lane has run out of rows: from then, lanes waiting for the pace look again as each request settles (#turn). */
-  #tail = false;
+  #tail = false; // Whether a lane has run out of rows: from then, lanes waiting for the pace look again as each request settles (#turn).
   readonly #tailStarted: Promise<void>;
   #markTail!: () => void;
 
