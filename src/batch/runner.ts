@@ -304,12 +304,8 @@ export class Runner {
   async #readChunk(): Promise<void> {
     try {
       const next = await this.#iterator!.next();
-      if (next.done) {
-        this.#allRead = true;
-      } else {
-        this.#chunk = next.value;
-        this.#index = 0;
-      }
+      if (next.done) this.#allRead = true;
+      else [this.#chunk, this.#index] = [next.value, 0];
     } finally {
       this.#reading = undefined;
     }
