@@ -123,23 +123,19 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
     unknownBefore: (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) || undefined,
   };
   const cut = typeof fields.error === 'string' ? CUT_ERROR.exec(fields.error) : null;
-  if (cut) {
-    row.invalid = cut[1]!.includes('mend it') ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
-  } else if (!triggerId) {
-    row.invalid = 'no triggerId: add a triggerId column or field, or pass --trigger';
-  } else if (!fields.userId) {
-    row.invalid = 'empty userId';
-  } else {
-    try {
-      const value = row.value === undefined ? undefined : parseValue(row.value, 'value');
-      row.value = value?.json;
-      const checked = options.check?.(triggerId, row.value, line);
-      if (checked?.invalid !== undefined) row.invalid = checked.invalid;
-      else row.event = eventOf(checked?.id ?? triggerId, fields.userId, value);
-    } catch (error) {
-      if (!(error instanceof UsageError)) throw error;
-      row.invalid = error.message;
-    }
+  if (cut) row.invalid = cut[1]!.includes('mend it') ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
+  else if (!triggerId) row.invalid = 'no triggerId: add a triggerId column or field, or pass --trigger';
+  else if (!fields.userId) row.invalid = 'empty userId';
+  if (row.invalid !== undefined) return row;
+  try {
+    const value = row.value === undefined ? undefined : parseValue(row.value, 'value');
+    row.value = value?.json;
+    const checked = options.check?.(triggerId!, row.value, line);
+    if (checked?.invalid !== undefined) row.invalid = checked.invalid;
+    else row.event = eventOf(checked?.id ?? triggerId!, fields.userId!, value);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    row.invalid = error.message;
   }
   return row;
 }
