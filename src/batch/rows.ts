@@ -171,17 +171,13 @@ export function findColumns(
   const twice = keys.findIndex((key, i) => keys.indexOf(key) !== i);
   if (twice >= 0) throw new UsageError(`${where} names the column "${names[twice]}" twice`, { hint: 'each column needs its own name' });
   const wanted = { ...DEFAULT_COLUMNS, ...options.columns };
+  const at = (name: string) => columnAt(names, name);
   const missing = (key: keyof ColumnNames, hint: string) =>
     new UsageError(`${where} has no ${wanted[key]} column (its columns: ${excerpt(names.join(', '))})`, { hint });
   // A name given is needed even when it is the default's (value=value): was read as absent, the events sent without values (inputs22).
-  const named = (Object.keys(options.columns ?? {}) as Array<keyof ColumnNames>).find((key) => columnAt(names, wanted[key]) < 0);
+  const named = (Object.keys(options.columns ?? {}) as Array<keyof ColumnNames>).find((key) => at(wanted[key]) < 0);
   if (named) throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has, or leave ${named}= out`);
-  const columns = {
-    trigger: columnAt(names, wanted.triggerId),
-    user: columnAt(names, wanted.userId),
-    value: columnAt(names, wanted.value),
-    error: columnAt(names, 'error'),
-  };
+  const columns = { trigger: at(wanted.triggerId), user: at(wanted.userId), value: at(wanted.value), error: at('error') };
   if (columns.user < 0) throw missing('userId', noUser);
   if (columns.trigger < 0 && !options.trigger)
     throw missing('triggerId', 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row');
