@@ -327,10 +327,7 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
   let columns: Columns;
   const csv = new CsvRecords(separator, (fields, line, out) => {
     if (fields.length === 1 && fields[0] === '') return; // a blank line
-    if (header) {
-      out.push(csvRow(fields, line, header, columns, options));
-      return;
-    }
+    if (header) return void out.push(csvRow(fields, line, header, columns, options));
     const noUser =
       'the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>';
     columns = findColumns(fields, options, `the CSV header (line ${line})`, noUser);
@@ -458,10 +455,8 @@ async function* withMembers(rows: AsyncGenerator<Row[]>, wanted: Partial<ColumnN
   if (first.done) return;
   const objects = first.value.flatMap((row) => (row.record.format === 'ndjson' && row.record.object ? [row.record.object] : []));
   const absent = (Object.keys(wanted) as Array<keyof ColumnNames>).find((k) => !objects.some((o) => wanted[k]! in o));
-  const [members, lines] = [
-    excerpt([...new Set(objects.flatMap((o) => Object.keys(o)))].join(', ')),
-    `${first.value[0]!.line}-${first.value.at(-1)!.line}`,
-  ];
+  const members = excerpt([...new Set(objects.flatMap((o) => Object.keys(o)))].join(', '));
+  const lines = `${first.value[0]!.line}-${first.value.at(-1)!.line}`;
   const hint = `check --columns ${absent}=${absent && wanted[absent]}`;
   if (objects.length && absent)
     throw new UsageError(`no object of lines ${lines} has a "${wanted[absent]}" member (theirs: ${members})`, { hint });
