@@ -57,7 +57,7 @@ function elsewhere(holder: Holder): string | undefined {
  * Whether a process on this machine is the one a lock names: it runs (a zombie has ended), and where the start time was recorded, it is the
  * same (else the pid was reused). What cannot be read proves nothing either way, so the holder is taken to live.
  */
-export function stillRuns(pid: number, recordedStart: string | undefined): boolean {
+function stillRuns(pid: number, recordedStart: string | undefined): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {

@@ -6,22 +6,17 @@
  */
 import path from 'node:path';
 
-export interface FormatEntry {
+interface FormatEntry {
   /**
    * The format whose reader reads it: fields under a header (any delimited format is of kind csv), one
    * JSON object a line, one user id a line, or a Parquet file's columns (by row group, never from a pipe).
    */
   kind: Format;
-  /** File name endings (lowercase), told apart by the last one. */
-  extensions: readonly string[];
-  /** The field separator (delimited formats only). */
-  separator?: string;
-  /** What a row is, in words (the terminal prompt, messages). */
-  wording: string;
-  /** The format the failed file is written in (a list of ids has no room for the reason). */
-  failedAs: Format;
-  /** Whether its rows name their triggers (what `triggers import` can read). */
-  namesTriggers: boolean;
+  extensions: readonly string[]; // File name endings (lowercase), told apart by the last one.
+  separator?: string; // The field separator (delimited formats only).
+  wording: string; // What a row is, in words (the terminal prompt, messages).
+  failedAs: Format; // The format the failed file is written in (a list of ids has no room for the reason).
+  namesTriggers: boolean; // Whether its rows name their triggers (what `triggers import` can read).
 }
 
 export type Format = 'csv' | 'ndjson' | 'lines' | 'parquet';

@@ -22,13 +22,11 @@ import {
 import type { Stopped } from './lines.js';
 import { Damaged, readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
 
-export interface InputFile {
+interface InputFile {
   path: string;
-  /** As shown in messages and rows: the path as given, or the folder as given and the file's name. */
-  name: string;
+  name: string; // As shown in messages and rows: the path as given, or the folder as given and the file's name.
   compression: Compression | undefined;
-  /** From --format, its name, or its first bytes. */
-  format: Format;
+  format: Format; // From --format, its name, or its first bytes.
   /** Its rows: its format's reader over its bytes, or a Parquet file's row groups (its footer read when it was opened). */
   read(options: ReadOptions): RowSource;
   /** Lets go of what `read` opened (a run refused before reading). */
@@ -428,15 +426,12 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
   }
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   format?: Format | undefined;
   stdin?: Readable | undefined;
-  /** The folder the sources are named in (default: this process's). */
-  cwd?: string | undefined;
-  /** How rows will be read: a Parquet file's columns are found when it is opened. */
-  read?: ReadOptions | undefined;
-  /** The first file's rows up to this line are not read (--after-line). */
-  afterLine?: number | undefined;
+  cwd?: string | undefined; // The folder the sources are named in (default: this process's).
+  read?: ReadOptions | undefined; // How rows will be read: a Parquet file's columns are found when it is opened.
+  afterLine?: number | undefined; // The first file's rows up to this line are not read (--after-line).
   from?: string | undefined; // --from: the files before this one are not read
 }
 

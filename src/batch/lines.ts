@@ -17,7 +17,7 @@ const KEPT_OF_LONG_LINE = 1024; // How much of an over-long line is kept, for th
  * one piece are all alive at once, they outlive V8's young collections, and the more of them, the more V8 grows its heap and the more time
  * it spends copying them: smaller pieces keep peak memory and CPU time down (figures: docs/performance.md).
  */
-export const SLICE_BYTES = 4 * 1024;
+const SLICE_BYTES = 4 * 1024;
 
 /** A line that cannot be read as text: not UTF-8, or too long to hold. */
 export interface BadLine {
@@ -28,9 +28,8 @@ export interface BadLine {
 }
 
 /** The lines read from one slice: texts in order (each without its "\n"; a "\r" before it stays). */
-export interface LineChunk {
-  /** The number of items[0] (1-based). */
-  first: number;
+interface LineChunk {
+  first: number; // The number of items[0] (1-based).
   items: Array<string | BadLine>;
 }
 

@@ -28,22 +28,18 @@ export function emptyCounts(): Counts {
 /** Failures shown one by one on stderr before only the summary counts them. */
 export const SHOWN_FAILURES = 20;
 
-export const UNKNOWN_SKIPPED = 'skipped: an earlier run could not tell whether it was recorded (pass --retry-unknown to send it)';
+const UNKNOWN_SKIPPED = 'skipped: an earlier run could not tell whether it was recorded (pass --retry-unknown to send it)';
 
-export interface RecorderOptions {
+interface RecorderOptions {
   io: Output;
-  /** The batch's stop; aborted with the reason unsent rows are given. */
-  stop: AbortController;
+  stop: AbortController; // The batch's stop; aborted with the reason unsent rows are given.
   json: boolean;
-  /** The requests in flight at most now (it changes with --concurrency auto), for the breaker. */
-  concurrency: () => number;
+  concurrency: () => number; // The requests in flight at most now (it changes with --concurrency auto), for the breaker.
   failed?: FailedFile | undefined;
   journal?: Journal | undefined;
   retryUnknown: boolean;
-  /** Writes a line to stderr (clearing the progress line first). */
-  stderr: (line: string) => void;
-  /** Called before a line goes to stdout: the progress line is cleared, in case both are one terminal. */
-  beforeStdout?: () => void;
+  stderr: (line: string) => void; // Writes a line to stderr (clearing the progress line first).
+  beforeStdout?: () => void; // Called before a line goes to stdout: the progress line is cleared, in case both are one terminal.
 }
 
 export class BatchRecorder implements OutcomeSink {

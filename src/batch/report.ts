@@ -73,11 +73,10 @@ function rateOf(counts: Counts, elapsedMs: number): number {
 }
 
 /** What is in flight now and, with --concurrency auto, how many answers pushed back so far. */
-export interface Live {
+interface Live {
   inFlight: number;
   pushedBack?: number | undefined;
-  /** Sending has stopped (a signal, or a reason of the batch's own): what is left ends unsent. */
-  stopped?: boolean | undefined;
+  stopped?: boolean | undefined; // Sending has stopped (a signal, or a reason of the batch's own): what is left ends unsent.
 }
 
 /**

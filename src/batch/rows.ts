@@ -14,7 +14,7 @@ import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine, type Stopped } from
 export class Damaged extends UsageError {}
 
 /** How a row is written back to the failed file, by the kind of its format (formats.ts). */
-export type RowRecord =
+type RowRecord =
   /** `fields` as parsed, or `raw` (the line as read) when the record could not be parsed. */
   | { format: 'csv'; fields: string[]; raw?: undefined }
   | { format: 'csv'; fields?: undefined; raw: string }
@@ -49,7 +49,7 @@ export interface RowSource {
 
 /** The file's own names of the three columns (--columns). */
 type ColumnNames = Record<'triggerId' | 'userId' | 'value', string>;
-export const DEFAULT_COLUMNS: ColumnNames = { triggerId: 'triggerId', userId: 'userId', value: 'value' };
+const DEFAULT_COLUMNS: ColumnNames = { triggerId: 'triggerId', userId: 'userId', value: 'value' };
 
 /** Parses --columns triggerId=<name>,userId=<name>,value=<name> (any of them, in any order): the names given, each one the file must have. */
 export function parseColumns(text: string): Partial<ColumnNames> {
