@@ -49,8 +49,7 @@ export class BatchRecorder implements OutcomeSink {
   readonly #o: RecorderOptions;
   #streak = 0; // Failures in a row that every row would share (see #breaker).
   readonly #stdout: NodeJS.WritableStream;
-  /** Lines of the rows sent in this run (and not yet settled): only their outcomes are new to the journal. */
-  readonly #sent = new Set<number>();
+  readonly #sent = new Set<number>(); // Lines of the rows sent in this run, not yet settled: only their outcomes are new to the journal.
   // The Output keeps the error (io.stdoutError), and writes nothing more to stdout after it.
   readonly #onStdoutError = (error: NodeJS.ErrnoException) => this.stopWith({ kind: 'stdout', error });
 

@@ -109,8 +109,7 @@ export class Runner {
   readonly #timers: Timers;
   #slot: Promise<void> | undefined; // Lanes waiting for a request to settle (--concurrency auto), woken together.
   #wakeSlot: (() => void) | undefined;
-  /** Lanes sleeping in #pause, woken by a stop through one listener (not one per lane: up to 256). */
-  readonly #sleepers = new Set<() => void>();
+  readonly #sleepers = new Set<() => void>(); // Lanes asleep in #pause, woken by a stop through one listener (not one per lane: up to 256).
   #fatal: unknown;
   // The input, shared by the lanes: the chunk rows are taken from, and the read of the next one.
   #iterator: AsyncIterator<Row[]> | undefined;
