@@ -194,13 +194,9 @@ function csvRow(fields: string[], line: number, header: string[], columns: Colum
     return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   // `cat part-*.csv | trigger batch -` repeats each part's header: an event for the trigger named like a column (inputs20).
   if (fields.every((text, i) => text === header[i])) return invalidRow(line, record, 'the header again (give the files, not cat of them)');
-  const field = (at: number) => (at >= 0 ? fields[at] : undefined);
-  return makeRow(
-    line,
-    record,
-    { triggerId: field(columns.trigger), userId: fields[columns.user], value: field(columns.value), error: field(columns.error) },
-    options,
-  );
+  const at = (column: number) => (column >= 0 ? fields[column] : undefined);
+  const named = { triggerId: at(columns.trigger), userId: fields[columns.user], value: at(columns.value), error: at(columns.error) };
+  return makeRow(line, record, named, options);
 }
 
 type Item = { line: number; item: string | BadLine };
