@@ -356,11 +356,9 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
   return { rows: rows(), header: () => header };
 }
 
-async function* mapLines(
-  stream: Readable,
-  options: ReadOptions,
-  toRow: (line: number, text: string | BadLine) => Row | undefined,
-): AsyncGenerator<Row[]> {
+type ToRow = (line: number, text: string | BadLine) => Row | undefined;
+
+async function* mapLines(stream: Readable, options: ReadOptions, toRow: ToRow): AsyncGenerator<Row[]> {
   for await (const chunk of readLines(stream, options.stopped, options.name)) {
     const out: Row[] = [];
     for (let i = 0; i < chunk.items.length; i++) {
@@ -397,7 +395,7 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
   const names = { ...DEFAULT_COLUMNS, ...options.columns };
   const quoted = [names.triggerId, names.userId, names.value].map((name) => JSON.stringify(name));
   let first = true;
-  const toRow = (line: number, text: string | BadLine): Row | undefined => {
+  const toRow: ToRow = (line, text) => {
     if (typeof text !== 'string') return invalidNdjson(line, text.raw, undefined, text.reason);
     if (text.trim() === '') return undefined;
     // A JSON array (a .json export) read a line at a time sends the lines that happen to hold a whole object, and a rerun
@@ -472,7 +470,7 @@ function invalidNdjson(line: number, raw: string, object: Record<string, unknown
  */
 function readLineIds(stream: Readable, options: ReadOptions): RowSource {
   if (!options.trigger) throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
-  const toRow = (line: number, item: string | BadLine): Row | undefined => {
+  const toRow: ToRow = (line, item) => {
     if (typeof item !== 'string') return invalidRow(line, { format: 'csv', fields: [options.trigger!, item.raw] }, item.reason);
     const userId = withoutCr(item);
     if (userId === '') return undefined;
