@@ -226,9 +226,7 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
 /** A Markdown table for $GITHUB_STEP_SUMMARY. */
 export function stepSummary(name: string, s: SummaryInput): string {
   const { counts, pace } = s;
-  const title = s.dryRun
-    ? `trigger batch ${name} (dry run)`
-    : `trigger batch ${name}${s.signal ? ' (interrupted)' : s.halted ? ' (stopped early)' : ''}`;
+  const title = `trigger batch ${name}${s.dryRun ? ' (dry run)' : s.signal ? ' (interrupted)' : s.halted ? ' (stopped early)' : ''}`;
   const rows: Array<[string, number | string]> = [
     ['rows', counts.rows],
     s.dryRun ? ['valid (not sent)', counts.checked] : ['accepted', counts.accepted],
