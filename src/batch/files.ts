@@ -56,10 +56,7 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
   if ((options.from || options.afterLine) && sources.includes('-'))
     throw new UsageError(`${skip} standard input`, { hint: 'name the file' });
   const folders = sources.filter((s) => s !== '-' && fs.statSync(s, { throwIfNoEntry: false })?.isDirectory());
-  for (const [flag, file] of [
-    ['--failed', options.failed],
-    ['--journal', options.journal],
-  ] as const) {
+  for (const [flag, file] of Object.entries({ '--failed': options.failed, '--journal': options.journal })) {
     // "-" would make a file named "-", and the replay command printed for it would read stdin.
     const hint = `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`;
     if (file === '-' || file === '') throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint });
