@@ -23,12 +23,10 @@ interface AtomicWriteOptions {
 export function writeFileAtomic(target: string, text: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   // Through a symbolic link to the file it names: renaming over the link would replace it with a copy.
   let file = target;
-  if (options.follow !== false) {
-    try {
-      file = fs.realpathSync(target);
-    } catch {
-      // a new file
-    }
+  try {
+    if (options.follow !== false) file = fs.realpathSync(target);
+  } catch {
+    // a new file
   }
   const stat = options.forceMode ? undefined : fs.lstatSync(file, { throwIfNoEntry: false });
   const mode = stat && !stat.isSymbolicLink() ? stat.mode & 0o777 : (options.mode ?? 0o644);
