@@ -132,25 +132,16 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   const { counts } = s;
   const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
   const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
+  const interrupted = s.signal ? c.warn(`⚠ interrupted (${s.signal}):`) : undefined;
   if (s.dryRun) {
     const damaged = s.notReadAfter?.file ? [notRead!] : []; // standard input's stop is the producer's business
     // Stopped by a signal, it checked only the rows read: no ✔ (sig22).
-    const head = s.signal
-      ? c.warn(`⚠ interrupted (${s.signal}):`)
-      : counts.invalid || s.notReadAfter?.damaged
-        ? c.error('✖')
-        : c.success('✔');
+    const head = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error('✖') : c.success('✔'));
     const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? ' read' : ''} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === undefined;
-  const head = allGood
-    ? c.success('✔')
-    : s.signal
-      ? c.warn(`⚠ interrupted (${s.signal}):`)
-      : s.halted
-        ? c.error(`✖ stopped early (${s.halted}):`)
-        : c.error('✖');
+  const head = allGood ? c.success('✔') : (interrupted ?? (s.halted ? c.error(`✖ stopped early (${s.halted}):`) : c.error('✖')));
   const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
   if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
   if (!allGood || counts.rows === 0) {
