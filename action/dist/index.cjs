@@ -4580,13 +4580,12 @@ async function* shardRows(rows2, shard2) {
     if (mine.length) yield mine;
   }
 }
-function shardRota(shard2) {
-  return shard2 && { index: shard2.index - 1, count: shard2.count, clock: Date.now };
-}
+var shardRota;
 var init_shard = __esm({
   "src/batch/shard.ts"() {
     "use strict";
     init_errors();
+    shardRota = (shard2) => shard2 && { index: shard2.index - 1, count: shard2.count, clock: Date.now };
   }
 });
 
@@ -5192,17 +5191,12 @@ var init_version = __esm({
 // src/atomic-write.ts
 function writeFileAtomic(target2, text, options = {}) {
   let file = target2;
-  if (options.follow !== false) {
-    try {
-      file = import_node_fs2.default.realpathSync(target2);
-    } catch {
-    }
+  try {
+    if (options.follow !== false) file = import_node_fs2.default.realpathSync(target2);
+  } catch {
   }
-  let mode2 = options.mode ?? 420;
-  if (!options.forceMode) {
-    const stat = import_node_fs2.default.lstatSync(file, { throwIfNoEntry: false });
-    if (stat && !stat.isSymbolicLink()) mode2 = stat.mode & 511;
-  }
+  const stat = options.forceMode ? void 0 : import_node_fs2.default.lstatSync(file, { throwIfNoEntry: false });
+  const mode2 = stat && !stat.isSymbolicLink() ? stat.mode & 511 : options.mode ?? 420;
   const temp = import_node_path.default.join(import_node_path.default.dirname(file), `.${import_node_path.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   let fd;
   try {
@@ -35875,7 +35869,6 @@ __export(lock_exports, {
   FileLock: () => FileLock,
   LOCK_WAIT_MS: () => LOCK_WAIT_MS,
   lockWaitMs: () => lockWaitMs,
-  stillRuns: () => stillRuns,
   throughLinks: () => throughLinks,
   withLock: () => withLock
 });
@@ -36138,8 +36131,8 @@ var init_lock = __esm({
         const other = taken.holder;
         if (other === void 0) throw new UsageError(`cannot lock ${this.what}: ${taken.why}`, { hint: taken.hint });
         const away = elsewhere(other);
-        const where2 = away === void 0 ? `pid ${other.pid}` : `pid ${other.pid} ${away}`;
-        const fix = away === void 0 ? hint : `${hint}; if that process is gone, delete ${taken.lock} (a lock made on another host or container cannot be checked from here)`;
+        const gone = `if that process is gone, delete ${taken.lock} (a lock made on another host or container cannot be checked from here)`;
+        const [where2, fix] = away === void 0 ? [`pid ${other.pid}`, hint] : [`pid ${other.pid} ${away}`, `${hint}; ${gone}`];
         throw new UsageError(`${this.what} is in use by another batch (${where2}, since ${other.since}); nothing was sent`, { hint: fix });
       }
       /** Gives the locks up (only those still ours). */
@@ -37265,10 +37258,7 @@ async function* readLines(stream, stop, name) {
   if (stop?.stopped) stop.dropped = partial.bytes;
   else if (partial.bytes > 0) yield { first: next, items: [partial.finish(new Uint8Array(0), next)] };
 }
-function withoutCr(line2) {
-  return line2.endsWith("\r") ? line2.slice(0, -1) : line2;
-}
-var MAX_LINE_BYTES, CR, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lineOne, lenient, PartialLine;
+var MAX_LINE_BYTES, CR, KEPT_OF_LONG_LINE, SLICE_BYTES, strict, lineOne, lenient, PartialLine, withoutCr;
 var init_lines = __esm({
   "src/batch/lines.ts"() {
     "use strict";
@@ -37284,8 +37274,8 @@ var init_lines = __esm({
     PartialLine = class {
       #pending = [];
       // Its bytes so far; once it is known to be too long, its start only, for the failed file.
-      /** Its length so far (0: no line is open). */
       bytes = 0;
+      // Its length so far (0: no line is open).
       hold(bytes) {
         const long = this.bytes > MAX_LINE_BYTES;
         this.bytes += bytes.length;
@@ -37307,6 +37297,7 @@ var init_lines = __esm({
         };
       }
     };
+    withoutCr = (line2) => line2.endsWith("\r") ? line2.slice(0, -1) : line2;
   }
 });
 
@@ -37343,23 +37334,19 @@ function makeRow(line2, record, fields, options) {
     unknownBefore: typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error) || void 0
   };
   const cut = typeof fields.error === "string" ? CUT_ERROR.exec(fields.error) : null;
-  if (cut) {
-    row.invalid = cut[1].includes("mend it") ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
-  } else if (!triggerId) {
-    row.invalid = "no triggerId: add a triggerId column or field, or pass --trigger";
-  } else if (!fields.userId) {
-    row.invalid = "empty userId";
-  } else {
-    try {
-      const value = row.value === void 0 ? void 0 : parseValue(row.value, "value");
-      row.value = value?.json;
-      const checked = options.check?.(triggerId, row.value, line2);
-      if (checked?.invalid !== void 0) row.invalid = checked.invalid;
-      else row.event = eventOf(checked?.id ?? triggerId, fields.userId, value);
-    } catch (error2) {
-      if (!(error2 instanceof UsageError)) throw error2;
-      row.invalid = error2.message;
-    }
+  if (cut) row.invalid = cut[1].includes("mend it") ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
+  else if (!triggerId) row.invalid = "no triggerId: add a triggerId column or field, or pass --trigger";
+  else if (!fields.userId) row.invalid = "empty userId";
+  if (row.invalid !== void 0) return row;
+  try {
+    const value = row.value === void 0 ? void 0 : parseValue(row.value, "value");
+    row.value = value?.json;
+    const checked = options.check?.(triggerId, row.value, line2);
+    if (checked?.invalid !== void 0) row.invalid = checked.invalid;
+    else row.event = eventOf(checked?.id ?? triggerId, fields.userId, value);
+  } catch (error2) {
+    if (!(error2 instanceof UsageError)) throw error2;
+    row.invalid = error2.message;
   }
   return row;
 }
@@ -37375,15 +37362,11 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
   const twice2 = keys.findIndex((key, i) => keys.indexOf(key) !== i);
   if (twice2 >= 0) throw new UsageError(`${where2} names the column "${names[twice2]}" twice`, { hint: "each column needs its own name" });
   const wanted = { ...DEFAULT_COLUMNS, ...options.columns };
+  const at = (name) => columnAt(names, name);
   const missing = (key, hint) => new UsageError(`${where2} has no ${wanted[key]} column (its columns: ${excerpt(names.join(", "))})`, { hint });
-  const named = Object.keys(options.columns ?? {}).find((key) => columnAt(names, wanted[key]) < 0);
+  const named = Object.keys(options.columns ?? {}).find((key) => at(wanted[key]) < 0);
   if (named) throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has, or leave ${named}= out`);
-  const columns = {
-    trigger: columnAt(names, wanted.triggerId),
-    user: columnAt(names, wanted.userId),
-    value: columnAt(names, wanted.value),
-    error: columnAt(names, "error")
-  };
+  const columns = { trigger: at(wanted.triggerId), user: at(wanted.userId), value: at(wanted.value), error: at("error") };
   if (columns.user < 0) throw missing("userId", noUser);
   if (columns.trigger < 0 && !options.trigger)
     throw missing("triggerId", "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row");
@@ -37397,13 +37380,9 @@ function csvRow(fields, line2, header, columns, options) {
   if (fields.length !== header.length)
     return invalidRow(line2, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   if (fields.every((text, i) => text === header[i])) return invalidRow(line2, record, "the header again (give the files, not cat of them)");
-  const field2 = (at) => at >= 0 ? fields[at] : void 0;
-  return makeRow(
-    line2,
-    record,
-    { triggerId: field2(columns.trigger), userId: fields[columns.user], value: field2(columns.value), error: field2(columns.error) },
-    options
-  );
+  const at = (column) => column >= 0 ? fields[column] : void 0;
+  const named = { triggerId: at(columns.trigger), userId: fields[columns.user], value: at(columns.value), error: at(columns.error) };
+  return makeRow(line2, record, named, options);
 }
 function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
@@ -37411,10 +37390,7 @@ function readCsv(stream, options, format2) {
   let columns;
   const csv = new CsvRecords(separator, (fields, line2, out) => {
     if (fields.length === 1 && fields[0] === "") return;
-    if (header) {
-      out.push(csvRow(fields, line2, header, columns, options));
-      return;
-    }
+    if (header) return void out.push(csvRow(fields, line2, header, columns, options));
     const noUser = "the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>";
     columns = findColumns(fields, options, `the CSV header (line ${line2})`, noUser);
     header = fields;
@@ -37449,9 +37425,6 @@ async function* mapLines(stream, options, toRow) {
     }
     if (out.length) yield out;
   }
-}
-function describe2(value) {
-  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
 function twice(text, quoted, escaped2) {
   if (!escaped2 && text.indexOf(quoted) === text.lastIndexOf(quoted)) return false;
@@ -37513,10 +37486,8 @@ async function* withMembers(rows2, wanted) {
   if (first.done) return;
   const objects = first.value.flatMap((row) => row.record.format === "ndjson" && row.record.object ? [row.record.object] : []);
   const absent = Object.keys(wanted).find((k) => !objects.some((o) => wanted[k] in o));
-  const [members, lines] = [
-    excerpt([...new Set(objects.flatMap((o) => Object.keys(o)))].join(", ")),
-    `${first.value[0].line}-${first.value.at(-1).line}`
-  ];
+  const members = excerpt([...new Set(objects.flatMap((o) => Object.keys(o)))].join(", "));
+  const lines = `${first.value[0].line}-${first.value.at(-1).line}`;
   const hint = `check --columns ${absent}=${absent && wanted[absent]}`;
   if (objects.length && absent)
     throw new UsageError(`no object of lines ${lines} has a "${wanted[absent]}" member (theirs: ${members})`, { hint });
@@ -37541,7 +37512,7 @@ function readLineIds(stream, options) {
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var Damaged, DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, READERS;
+var Damaged, DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, describe2, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -37651,18 +37622,12 @@ var init_rows = __esm({
       }
     };
     keptFields = CsvRecords.kept;
+    describe2 = (value) => value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
 
 // src/batch/failed.ts
-function csvField(text, separator = ",") {
-  return /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-function csvLine(fields, separator = ",") {
-  return `${fields.map((f) => csvField(f, separator)).join(separator)}
-`;
-}
 function failedLine(row, error2, header, separator = ",") {
   const record = row.record;
   const named = header && record.format === "csv" && record.fields?.[columnAt(header, "file")] ? record.fields[columnAt(header, "error")] : "";
@@ -37698,7 +37663,7 @@ function failedHeader(header, separator = ",") {
   if (!separator || !header) return void 0;
   return csvLine(columnAt(header, "error") >= 0 ? header : [...header, "error"], separator);
 }
-var import_node_fs9, import_node_path10, FLUSH_BYTES, FailedFile;
+var import_node_fs9, import_node_path10, csvField, csvLine, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
     "use strict";
@@ -37708,6 +37673,9 @@ var init_failed = __esm({
     init_formats();
     init_rows();
     init_lock();
+    csvField = (text, separator = ",") => /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
+    csvLine = (fields, separator = ",") => `${fields.map((f) => csvField(f, separator)).join(separator)}
+`;
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
       path;
@@ -41771,9 +41739,6 @@ function float32Text(x) {
   }
   return String(x);
 }
-function bigIntOf(bytes) {
-  return BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("hex") || "0"}`));
-}
 function decimalText(unscaled, scale) {
   const sign = unscaled < 0n ? "-" : "";
   const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, "0");
@@ -41893,7 +41858,7 @@ async function openParquet(file, name, options) {
   }
   return (options2) => ({ rows: rows2(options2), header: () => void 0 });
 }
-var import_node_zlib, zstd, compressors, strict2, decoding, annotation, scaleOf, typeOf, VALUE_TYPES, ID_TYPES, WHOLE, broken, damaged, SLICE_ROWS;
+var import_node_zlib, zstd, compressors, bigIntOf, strict2, decoding, annotation, scaleOf, typeOf, VALUE_TYPES, ID_TYPES, WHOLE, broken, damaged, SLICE_ROWS;
 var init_parquet = __esm({
   "src/batch/parquet.ts"() {
     "use strict";
@@ -41907,6 +41872,7 @@ var init_parquet = __esm({
       BROTLI: (input2) => new Uint8Array(import_node_zlib.default.brotliDecompressSync(input2)),
       ...zstd && { ZSTD: (input2) => new Uint8Array(zstd(input2)) }
     };
+    bigIntOf = (bytes) => BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("hex") || "0"}`));
     strict2 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     decoding = { compressors, parsers: { stringFromBytes }, utf8: false };
     annotation = (e) => e.logical_type?.type ?? e.converted_type;
@@ -42273,13 +42239,9 @@ async function openInputs(sources, options = {}) {
   const failed = [];
   for (const file of files.length > 1 ? files : [])
     if (file.format !== "parquet" && await checkHeader(file, options.read ?? {})) failed.push(file.name);
+  const twice2 = `${failed[0]}: a failed file trigger wrote: read with its folder, its rows would be sent twice; nothing was sent`;
   if (failed.length > 0 && failed.length < files.length)
-    throw new UsageError(
-      `${failed[0]}: a failed file trigger wrote: read with its folder, its rows would be sent twice; nothing was sent`,
-      {
-        hint: "move it out of the folder, and send it with the command its batch printed"
-      }
-    );
+    throw new UsageError(twice2, { hint: "move it out of the folder, and send it with the command its batch printed" });
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
   const parquet = files.some((f) => f.format === "parquet");
   const normalized = !one || parquet || columns ? { file: !one } : void 0;
@@ -42359,20 +42321,18 @@ var init_input = __esm({
 });
 
 // src/batch/stop.ts
-function isStopReason(value) {
-  return typeof value === "object" && value !== null && typeof value.kind === "string";
-}
 function unsentWords(reason2) {
   if (!reason2) return "not sent: the batch stopped first";
   if (reason2.kind === "signal") return `not sent: the batch was interrupted (${reason2.signal})`;
   if (reason2.kind === "failed-file") return "not sent: the batch stopped because the failed file could not be written";
   return `not sent: the batch stopped ${reason2.kind === "breaker" ? "after" : "because"} ${stopCause(reason2)}`;
 }
-var CAUSES, stopCause;
+var isStopReason, CAUSES, stopCause;
 var init_stop = __esm({
   "src/batch/stop.ts"() {
     "use strict";
     init_errno();
+    isStopReason = (value) => typeof value === "object" && value !== null && typeof value.kind === "string";
     CAUSES = {
       signal: (r) => `it was interrupted (${r.signal})`,
       breaker: (r) => `${r.failures} failures in a row: ${r.answer}`,
@@ -42408,15 +42368,6 @@ function numberIn(text) {
     return null;
   }
 }
-function serverWords(outcome, mask) {
-  return outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
-}
-function failureLine(line2, reason2, c) {
-  return `${c.error("\u2716")} ${typeof line2 === "number" ? `line ${line2}` : line2}: ${printable(reason2)}`;
-}
-function rowsNotAccepted(c) {
-  return c.rows - c.accepted - c.earlier - c.checked;
-}
 function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
@@ -42437,21 +42388,19 @@ function progressLine(counts, total, elapsedMs, c, live) {
   else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
   return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
 }
-function plural(n, one) {
-  return `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
-}
 function summaryLines(s, c) {
   const { counts } = s;
   const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
   const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
+  const interrupted = s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : void 0;
   if (s.dryRun) {
     const damaged2 = s.notReadAfter?.file ? [notRead] : [];
-    const head2 = s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714");
+    const head2 = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714"));
     const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged2, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
-  const head = allGood ? c.success("\u2714") : s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716");
+  const head = allGood ? c.success("\u2714") : interrupted ?? (s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716"));
   const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
   if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
   if (!allGood || counts.rows === 0) {
@@ -42508,7 +42457,7 @@ function keptLines(s, c) {
 }
 function stepSummary(name, s) {
   const { counts, pace } = s;
-  const title = s.dryRun ? `trigger batch ${name} (dry run)` : `trigger batch ${name}${s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
+  const title = `trigger batch ${name}${s.dryRun ? " (dry run)" : s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
   const rows2 = [
     ["rows", counts.rows],
     s.dryRun ? ["valid (not sent)", counts.checked] : ["accepted", counts.accepted]
@@ -42535,7 +42484,7 @@ ${table}
 ${kept}${unread}
 `;
 }
-var formatCount, REASONS2, failureReason, rows;
+var formatCount, serverWords, REASONS2, failureReason, failureLine, rowsNotAccepted, plural, rows;
 var init_report = __esm({
   "src/batch/report.ts"() {
     "use strict";
@@ -42545,6 +42494,7 @@ var init_report = __esm({
     init_rows();
     init_stop();
     formatCount = (n) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    serverWords = (outcome, mask) => outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
     REASONS2 = {
       failed: serverWords,
       unsent: (outcome) => unsentWords(outcome.stop),
@@ -42553,6 +42503,9 @@ var init_report = __esm({
       // a 500 quotes the server too
     };
     failureReason = (outcome, mask) => REASONS2[outcome.kind]?.(outcome, mask);
+    failureLine = (line2, reason2, c) => `${c.error("\u2716")} ${typeof line2 === "number" ? `line ${line2}` : line2}: ${printable(reason2)}`;
+    rowsNotAccepted = (c) => c.rows - c.accepted - c.earlier - c.checked;
+    plural = (n, one) => `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
     rows = (n) => plural(n, "row");
   }
 });
@@ -42569,9 +42522,6 @@ function fingerprint(file) {
     import_node_fs11.default.closeSync(fd);
   }
   return { path: import_node_path12.default.resolve(file), size, sha256: hash.digest("hex") };
-}
-function catalogFingerprint(catalog) {
-  return catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
 }
 function parsed(text, otherwise) {
   try {
@@ -42694,7 +42644,7 @@ function refuseToCarryOn(file, loaded, options) {
     throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
 }
-var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, Journal;
+var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, catalogFingerprint, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
@@ -42713,6 +42663,7 @@ var init_journal = __esm({
     UNKNOWN = 3;
     SETTLED = { accepted: "a", failed: "f", unknown: "u", unsent: "n" };
     RECORDS = { s: UNKNOWN, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
+    catalogFingerprint = (catalog) => catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
     Journal = class _Journal {
       path;
       /** True when this run carries on an earlier one. */
@@ -42735,7 +42686,6 @@ var init_journal = __esm({
       // Outcome records not yet written; they go out with the next "s" or within a second.
       #dirty = false;
       #timer = setInterval(() => this.sync(), 1e3).unref();
-      #flushScheduled = false;
       constructor(file, fd, earlier) {
         this.path = file;
         this.#fd = fd;
@@ -42801,13 +42751,8 @@ var init_journal = __esm({
        * more than a turn behind (a kill then leaves at most the requests in flight of unknown outcome).
        */
       #later(record) {
+        if (this.#pending === "") setImmediate(() => this.#write());
         this.#pending += record;
-        if (this.#flushScheduled) return;
-        this.#flushScheduled = true;
-        setImmediate(() => {
-          this.#flushScheduled = false;
-          this.#write();
-        });
       }
       #write() {
         if (this.#fd === void 0 || this.error || this.#pending === "") return;
@@ -42853,9 +42798,6 @@ var init_journal = __esm({
 });
 
 // src/batch/files.ts
-function inFolder(cwd, file) {
-  return file === "-" || import_node_path13.default.isAbsolute(file) || import_node_path13.default.resolve(file) === import_node_path13.default.resolve(cwd, file) ? file : import_node_path13.default.resolve(cwd, file);
-}
 function sameFile2(a, b) {
   const other = b === "-" ? 0 : b;
   if (typeof other === "string" && import_node_path13.default.resolve(a) === import_node_path13.default.resolve(other)) return true;
@@ -42873,14 +42815,9 @@ function checkPaths(sources, options) {
   if ((options.from || options.afterLine) && sources.includes("-"))
     throw new UsageError(`${skip} standard input`, { hint: "name the file" });
   const folders = sources.filter((s) => s !== "-" && import_node_fs12.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
-  for (const [flag, file] of [
-    ["--failed", options.failed],
-    ["--journal", options.journal]
-  ]) {
-    if (file === "-" || file === "")
-      throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, {
-        hint: `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`
-      });
+  for (const [flag, file] of Object.entries({ "--failed": options.failed, "--journal": options.journal })) {
+    const hint2 = `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`;
+    if (file === "-" || file === "") throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint: hint2 });
     if (file === void 0) continue;
     const folder = isPart(import_node_path13.default.basename(file)) && folders.find((f) => import_node_path13.default.resolve(f) === import_node_path13.default.resolve(import_node_path13.default.dirname(file)));
     if (folder)
@@ -42891,15 +42828,13 @@ function checkPaths(sources, options) {
       throw new UsageError(`${flag} ${file} is ${input2}; it would be overwritten`, { hint: `name another file for ${flag}` });
   }
   if (options.failed && options.json && sameFile2(options.failed, 1)) {
-    const hint = 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false';
-    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, { hint });
+    const hint2 = 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false';
+    throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, { hint: hint2 });
   }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
-  if (sources.includes("-"))
-    throw new UsageError("--journal needs the input as a regular file, or files and folders", {
-      hint: "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first"
-    });
+  const hint = "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first";
+  if (sources.includes("-")) throw new UsageError("--journal needs the input as a regular file, or files and folders", { hint });
   if (options.failed && sameFile2(options.journal, options.failed))
     throw new UsageError("--journal and --failed name the same file", { hint: "give each its own file" });
 }
@@ -43052,7 +42987,7 @@ function defaultFailedName(format2, folder, locks, warn) {
     lock?.release();
   }
 }
-var import_node_fs12, import_node_path13;
+var import_node_fs12, import_node_path13, inFolder;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
@@ -43067,6 +43002,7 @@ var init_files = __esm({
     init_journal();
     init_lock();
     init_rows();
+    inFolder = (cwd, file) => file === "-" || import_node_path13.default.isAbsolute(file) || import_node_path13.default.resolve(file) === import_node_path13.default.resolve(cwd, file) ? file : import_node_path13.default.resolve(cwd, file);
   }
 });
 
@@ -43093,8 +43029,8 @@ var init_recorder = __esm({
       #streak = 0;
       // Failures in a row that every row would share (see #breaker).
       #stdout;
-      /** Lines of the rows sent in this run (and not yet settled): only their outcomes are new to the journal. */
       #sent = /* @__PURE__ */ new Set();
+      // Lines of the rows sent in this run, not yet settled: only their outcomes are new to the journal.
       // The Output keeps the error (io.stdoutError), and writes nothing more to stdout after it.
       #onStdoutError = (error2) => this.stopWith({ kind: "stdout", error: error2 });
       constructor(options) {
@@ -43183,10 +43119,7 @@ var init_recorder = __esm({
         if (lines === "" || this.#o.io.stdoutError !== void 0) return this.#drain;
         this.#o.beforeStdout?.();
         if (this.#stdout.write(lines)) return void 0;
-        return this.#drain ??= (0, import_node_events.once)(this.#stdout, "drain").then(
-          () => void 0,
-          () => void 0
-        ).finally(() => this.#drain = void 0);
+        return this.#drain ??= (0, import_node_events.once)(this.#stdout, "drain").then(() => void 0).catch(() => void 0).finally(() => this.#drain = void 0);
       }
       close() {
         void this.#flush();
@@ -43224,11 +43157,11 @@ var init_runner = __esm({
       #interval;
       #pace;
       #timers;
-      /** Lanes waiting for a request to settle (--concurrency auto), woken together. */
       #slot;
+      // Lanes waiting for a request to settle (--concurrency auto), woken together.
       #wakeSlot;
-      /** Lanes sleeping in #pause, woken by a stop through one listener (not one per lane: up to 256). */
       #sleepers = /* @__PURE__ */ new Set();
+      // Lanes asleep in #pause, woken by a stop through one listener (not one per lane: up to 256).
       #fatal;
       // The input, shared by the lanes: the chunk rows are taken from, and the read of the next one.
       #iterator;
@@ -43238,15 +43171,15 @@ var init_runner = __esm({
       #allRead = false;
       #lastLine = 0;
       // The schedule, with --rate.
-      /** When the next request may start (performance.now()). */
       #nextStart;
-      /** Whether a request has settled; the first pays for connecting and warming up (see #onSchedule). */
+      // When the next request may start (performance.now()).
       #firstDone = false;
+      // Whether a request has settled; the first pays for connecting and warming up (see #onSchedule).
       #firstSettled;
       #markFirstSettled;
       #scheduleRestarted = false;
-      /** Whether a lane has run out of rows: from then, lanes waiting for the pace look again as each request settles (#turn). */
       #tail = false;
+      // Whether a lane has run out of rows: from then, lanes waiting for the pace look again as each request settles (#turn).
       #tailStarted;
       #markTail;
       constructor(options) {
@@ -43403,12 +43336,8 @@ var init_runner = __esm({
       async #readChunk() {
         try {
           const next = await this.#iterator.next();
-          if (next.done) {
-            this.#allRead = true;
-          } else {
-            this.#chunk = next.value;
-            this.#index = 0;
-          }
+          if (next.done) this.#allRead = true;
+          else [this.#chunk, this.#index] = [next.value, 0];
         } finally {
           this.#reading = void 0;
         }
