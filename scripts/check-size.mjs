@@ -54,10 +54,11 @@
 // batch --help names Parquet, .gz/.zst and folders, with an export's and a shard's example (+3). audit24: a Parquet page that cannot
 // be read after rows were sent stops the batch as a .gz cut short does, a codec this Node lacks is refused as the file opens, an id
 // that is not UTF-8 makes its row invalid (+18).
+// size24b took 108 out of batch, lock, atomic-write: exports made private (-19), arrow helpers (-18), comments (-10), smaller code (-61).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_876;
+const BUDGET = 11_768;
 const GOAL = 11_600;
 
 function lines(dir) {
