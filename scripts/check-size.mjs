@@ -55,10 +55,12 @@
 // be read after rows were sent stops the batch as a .gz cut short does, a codec this Node lacks is refused as the file opens, an id
 // that is not UTF-8 makes its row invalid (+18).
 // size24b took 108 out of batch, lock, atomic-write: exports made private (-19), arrow helpers (-18), comments (-10), smaller code (-61).
+// audit24: --journal/--failed naming a folder, a file in the way or a loop of links is exit 2 in words, not 70; one column for two
+// --columns roles refused; a failed file that could not be written under a journal prints the --resume (+29).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_768;
+const BUDGET = 11_797;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -9,6 +9,7 @@ const WORDS: Record<string, string> = {
   EDQUOT: 'over the disk quota',
   EROFS: 'the file system is read-only',
   EIO: 'an input/output error',
+  ELOOP: 'its symbolic links go round in a loop',
   EMFILE: 'too many open files (lower --concurrency, or raise the limit with ulimit -n)',
   ENFILE: 'too many open files (lower --concurrency, or raise the limit with ulimit -n)',
 };

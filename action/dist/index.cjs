@@ -35857,6 +35857,7 @@ var init_errno = __esm({
       EDQUOT: "over the disk quota",
       EROFS: "the file system is read-only",
       EIO: "an input/output error",
+      ELOOP: "its symbolic links go round in a loop",
       EMFILE: "too many open files (lower --concurrency, or raise the limit with ulimit -n)",
       ENFILE: "too many open files (lower --concurrency, or raise the limit with ulimit -n)"
     };
@@ -37367,6 +37368,19 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
   const named = Object.keys(options.columns ?? {}).find((key) => at(wanted[key]) < 0);
   if (named) throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has, or leave ${named}= out`);
   const columns = { trigger: at(wanted.triggerId), user: at(wanted.userId), value: at(wanted.value), error: at("error") };
+  const given = options.columns ?? {};
+  const roleKey = { trigger: "triggerId", user: "userId", value: "value" };
+  for (const [a, b] of [
+    ["trigger", "user"],
+    ["trigger", "value"],
+    ["user", "value"]
+  ]) {
+    if (columns[a] < 0 || columns[a] !== columns[b]) continue;
+    const why = `--columns reads the column ${names[columns[a]]} as both ${roleKey[a]} and ${roleKey[b]}; nothing was sent`;
+    const [first, second] = [Object.hasOwn(given, roleKey[a]), Object.hasOwn(given, roleKey[b])];
+    if (first && second) throw new UsageError(why, { hint: "name a column of its own for each" });
+    columns[first ? b : a] = -1;
+  }
   if (columns.user < 0) throw missing("userId", noUser);
   if (columns.trigger < 0 && !options.trigger)
     throw missing("triggerId", "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row");
@@ -42438,7 +42452,7 @@ function keptLines(s, c) {
   const lines = [];
   if (s.notKept) {
     const lost = `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`;
-    lines.push(c.error(lost));
+    lines.push(c.error(lost) + (s.next?.resume ? `; once there is room, carry the batch on with: ${s.next.command}` : ""));
   } else {
     const them = kept === 1 ? "it" : "them";
     const next = s.next && s.next.command !== s.notReadAfter?.rest ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
@@ -42809,6 +42823,13 @@ function sameFile2(a, b) {
     return false;
   }
 }
+function pathStat(flag, file) {
+  try {
+    return import_node_fs12.default.statSync(file, { throwIfNoEntry: false });
+  } catch (error2) {
+    throw new UsageError(`cannot write ${flag} ${file}: ${errnoWords(error2)}`, { hint: "name a file in a folder that exists" });
+  }
+}
 function checkPaths(sources, options) {
   const input2 = sources.includes("-") ? "the file behind standard input" : "an input file";
   const skip = options.from ? "--from starts at a named file, not at" : "--after-line skips lines of a named file, not of";
@@ -42819,6 +42840,10 @@ function checkPaths(sources, options) {
     const hint2 = `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`;
     if (file === "-" || file === "") throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint: hint2 });
     if (file === void 0) continue;
+    if (pathStat(flag, file)?.isDirectory())
+      throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, {
+        hint: `name a file in it, e.g. ${flag} ${import_node_path13.default.join(file, flag === "--failed" ? "failed.csv" : "batch.journal")}`
+      });
     const folder = isPart(import_node_path13.default.basename(file)) && folders.find((f) => import_node_path13.default.resolve(f) === import_node_path13.default.resolve(import_node_path13.default.dirname(file)));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
@@ -44579,7 +44604,7 @@ function finish(run2, recorder, result, signal, stderr) {
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
   const [cut, rest] = [input2.cut, (at) => options.dryRun ? void 0 : restCommand(input2, options, at, cwd)];
-  const resume = journal !== void 0 && !journalBehind && (counts.unsent > 0 || !!cut?.file) && !input2.damaged;
+  const resume = journal !== void 0 && !journalBehind && (counts.unsent > 0 || !!cut?.file || !!failed?.error) && !input2.damaged;
   const stopReason = recorder.stopReason;
   const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
   const summary = {

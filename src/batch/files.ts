@@ -50,6 +50,15 @@ function sameFile(a: string, b: string | number): boolean {
   }
 }
 
+/** A --failed or --journal path's file (undefined: none yet), or what is wrong with the path, in words (audit24: ENOTDIR, ELOOP were exit 70). */
+function pathStat(flag: string, file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false });
+  } catch (error) {
+    throw new UsageError(`cannot write ${flag} ${file}: ${errnoWords(error)}`, { hint: 'name a file in a folder that exists' });
+  }
+}
+
 export function checkPaths(sources: readonly string[], options: BatchFiles & { json?: boolean | undefined }): void {
   const input = sources.includes('-') ? 'the file behind standard input' : 'an input file';
   const skip = options.from ? '--from starts at a named file, not at' : '--after-line skips lines of a named file, not of';
@@ -61,6 +70,10 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
     const hint = `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`;
     if (file === '-' || file === '') throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint });
     if (file === undefined) continue;
+    if (pathStat(flag, file)?.isDirectory())
+      throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, {
+        hint: `name a file in it, e.g. ${flag} ${path.join(file, flag === '--failed' ? 'failed.csv' : 'batch.journal')}`,
+      });
     const folder = isPart(path.basename(file)) && folders.find((f) => path.resolve(f) === path.resolve(path.dirname(file)));
     if (folder)
       throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {

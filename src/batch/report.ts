@@ -193,7 +193,8 @@ function keptLines(s: SummaryInput, c: Palette): string[] {
   const lines: string[] = [];
   if (s.notKept) {
     const lost = `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`;
-    lines.push(c.error(lost));
+    // The journal knows which rows were kept: once there is room, --resume sends or keeps the others (audit24: no command was printed).
+    lines.push(c.error(lost) + (s.next?.resume ? `; once there is room, carry the batch on with: ${s.next.command}` : ''));
   } else {
     const them = kept === 1 ? 'it' : 'them';
     const next =

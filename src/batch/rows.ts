@@ -178,6 +178,21 @@ export function findColumns(
   const named = (Object.keys(options.columns ?? {}) as Array<keyof ColumnNames>).find((key) => at(wanted[key]) < 0);
   if (named) throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has, or leave ${named}= out`);
   const columns = { trigger: at(wanted.triggerId), user: at(wanted.userId), value: at(wanted.value), error: at('error') };
+  // One column for two roles (userId=uid,value=uid sent the user id as each value: audit24): refused when both were named; a default
+  // on a column named for another role is not read (userId=value: the file's value column is the user's, not a value).
+  const given = options.columns ?? {};
+  const roleKey = { trigger: 'triggerId', user: 'userId', value: 'value' } as const;
+  for (const [a, b] of [
+    ['trigger', 'user'],
+    ['trigger', 'value'],
+    ['user', 'value'],
+  ] as const) {
+    if (columns[a] < 0 || columns[a] !== columns[b]) continue;
+    const why = `--columns reads the column ${names[columns[a]]} as both ${roleKey[a]} and ${roleKey[b]}; nothing was sent`;
+    const [first, second] = [Object.hasOwn(given, roleKey[a]), Object.hasOwn(given, roleKey[b])];
+    if (first && second) throw new UsageError(why, { hint: 'name a column of its own for each' });
+    columns[first ? b : a] = -1;
+  }
   if (columns.user < 0) throw missing('userId', noUser);
   if (columns.trigger < 0 && !options.trigger)
     throw missing('triggerId', 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row');
