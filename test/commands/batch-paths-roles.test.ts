@@ -36,6 +36,16 @@ it('--columns naming one column for two roles is refused before anything is sent
   expect(result.code).toBe(2);
 });
 
+it('--columns userId=value reads the user from the value column and sends no value (the default does not read it twice)', async () => {
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  const input = path.join(sandbox.home, 'v.csv');
+  fs.writeFileSync(input, 'value,other\n42,x\n');
+  const result = await runCommand(['batch', input, '--trigger', 'p', '--columns', 'userId=value'], sandbox.env);
+  expect(result.code).toBe(0);
+  // Was: sent to user 42 with {"value":42}, the user's id as its value.
+  expect(server.requests.map((r) => [r.url, r.body])).toEqual([['/v1/triggers/p/users/42/events', '{}']]);
+});
+
 it.skipIf(!fs.existsSync('/dev/full'))(
   'a failed file on a full disk with a journal: the summary says the journal carries the rest on',
   async () => {
