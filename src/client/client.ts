@@ -5,7 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { InterruptedError, UsageError, type AttemptInfo } from '../errors.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
-import { prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
+import { gotType, prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
 import { headerValue, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
@@ -111,6 +111,10 @@ export class TriggerClient {
   #mask: Redactor | undefined; // Masks the key in server text; made when an answer first needs it.
 
   constructor(options: ClientOptions) {
+    const { baseUrl, apiKey } = Object(options) as Partial<ClientOptions>; // the key's type only is named, never its text
+    if (typeof apiKey !== 'string') throw new UsageError(`apiKey must be a string (the API key); got ${gotType(apiKey)}`);
+    if (typeof baseUrl !== 'string' && typeof baseUrl?.origin !== 'string')
+      throw new UsageError(`baseUrl must be a URL such as https://api.example.com; got ${gotType(baseUrl)}`);
     if (typeof options.baseUrl === 'string') {
       this.baseUrl = parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true });
       checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin, options.env), options.allowHttp === true);
@@ -148,7 +152,7 @@ export class TriggerClient {
 
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
   async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
-    const event = 'path' in input ? input : prepareEvent(input);
+    const event = 'path' in Object(input) ? (input as PreparedEvent) : prepareEvent(input as EventInput);
     if (!this.#dispatcher) await this.ready(); // loading undici is start-up, not the service's time
     const started = monotonicMs();
     // A small loop, the judging done in #judge: an await saves and restores all of a function's locals, measurably at batch rates.

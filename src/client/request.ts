@@ -129,6 +129,8 @@ const SAFE_SEGMENT = /^(?!\.+$)[A-Za-z0-9_.~-]+$/;
  * dots has its dots encoded as well, so "." and ".." can never act as dot-segments.
  */
 export function encodeSegment(segment: string, name: string): string {
+  // A JavaScript caller's id can be anything: a misspelt property's undefined would match SAFE_SEGMENT and record events for "undefined".
+  if (typeof segment !== 'string') throw new UsageError(`${name} must be a string; got ${gotType(segment)}`);
   if (SAFE_SEGMENT.test(segment)) return segment; // the common case, at batch rates
   if (segment.length === 0) throw new UsageError(`${name} must not be empty`);
   if (!segment.isWellFormed()) throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
@@ -146,8 +148,12 @@ export function eventPath(triggerId: string, userId: string): string {
   return `/v1/triggers/${encodeSegment(triggerId, 'triggerId')}/users/${encodeSegment(userId, 'userId')}/events`;
 }
 
+/** What a JavaScript caller gave where the types ask for a string: "undefined", "null", "a number", "an object". */
+export const gotType = (v: unknown): string => (v == null ? String(v) : `${typeof v === 'object' ? 'an' : 'a'} ${typeof v}`);
+
 export function prepareEvent(input: EventInput): PreparedEvent {
-  return eventOf(input.triggerId, input.userId, input.value === undefined ? undefined : valueFromInput(input.value));
+  const { triggerId, userId, value } = Object(input) as EventInput; // no event at all: its ids are missing
+  return eventOf(triggerId, userId, value === undefined ? undefined : valueFromInput(value));
 }
 
 /** The event for a value already parsed (a batch row's). */

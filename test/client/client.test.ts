@@ -245,6 +245,37 @@ describe('typed failures', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  // audit24 finding 3: from JavaScript (no types to stop it) a misspelt or null id was sent to the user "undefined" or "null", and an
+  // object id, a missing key or base URL threw a bare TypeError.
+  const untyped = (event: unknown) => event as Parameters<typeof fireEvent>[0];
+  it.each([
+    ['userId missing', { triggerId: 'p' }, 'userId must be a string; got undefined'],
+    ['userId null', { triggerId: 'p', userId: null }, 'userId must be a string; got null'],
+    ['triggerId missing', { userId: 'u' }, 'triggerId must be a string; got undefined'],
+    ['userId an object', { triggerId: 'p', userId: {} }, 'userId must be a string; got an object'],
+    ['userId a number', { triggerId: 'p', userId: 12345 }, 'userId must be a string; got a number'],
+    ['no event at all', undefined, 'triggerId must be a string; got undefined'],
+  ])('%s: a UsageError, nothing sent', async (_label, event, message) => {
+    const error = await fireEvent(untyped(event), options()).catch((e: unknown) => e);
+    const fired = await createClient(options())
+      .fire(untyped(event))
+      .catch((e: unknown) => e);
+    expect(server.requests.map((r) => r.url)).toEqual([]);
+    expect([error, fired]).toEqual([expect.any(UsageError), expect.any(UsageError)]);
+    expect([(error as Error).message, (fired as Error).message]).toEqual([message, message]);
+  });
+
+  it.each([
+    ['apiKey missing', { baseUrl: 'http://127.0.0.1:9' }, 'apiKey must be a string (the API key); got undefined'],
+    ['apiKey a number', { baseUrl: 'http://127.0.0.1:9', apiKey: 12345678901234 }, 'apiKey must be a string (the API key); got a number'],
+    ['baseUrl missing', { apiKey: KEY }, 'baseUrl must be a URL such as https://api.example.com; got undefined'],
+    ['no options at all', undefined, 'apiKey must be a string (the API key); got undefined'],
+  ])('%s: a UsageError that names it, not a TypeError', async (_label, given, message) => {
+    const error = await fireEvent({ triggerId: 'p', userId: 'u' }, given as Parameters<typeof fireEvent>[1]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(message);
+  });
+
   it('keeps the key out of error messages and hints', async () => {
     server.handle((_req, res) => json(res, 401, { error: 'bad key' }));
     const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e)) as ServiceError;
