@@ -22,6 +22,7 @@ import { failureLine } from '../src/batch/report.js';
 import { SHOWN_FAILURES } from '../src/batch/recorder.js';
 import { githubAnnotation, successLine } from '../src/output/render.js';
 import { findSettings } from '../src/settings/resolve.js';
+import { errnoWords } from '../src/errno.js';
 
 type Env = NodeJS.ProcessEnv;
 
@@ -154,6 +155,23 @@ export function writeOutputs(env: Env, outputs: Record<string, string | number>)
 }
 
 /**
+ * writeOutputs, where a GITHUB_OUTPUT that cannot be written (a runner's full disk, a folder) is one warning and the step keeps its own
+ * exit code, as a failed stdout write does: what was sent stands (audit24). It was exit 70 with a raw ENOSPC line, and "Re-run failed
+ * jobs" then sent the event again. `sent` says what was sent, for a warning that says a re-run would send it again.
+ */
+function putOutputs(env: Env, outputs: Record<string, string | number>, stderr: NodeJS.WritableStream, sent?: string): void {
+  try {
+    writeOutputs(env, outputs);
+  } catch (error) {
+    const lost = `the step's outputs could not be written to GITHUB_OUTPUT (${errnoWords(error)})`;
+    const line = sent
+      ? `${sent}, but ${lost}; a re-run of this job would send ${sent.startsWith('the event') ? 'it' : 'them'} again`
+      : lost;
+    stderr.write(`warning: ${line}\n${githubAnnotation(line, 'trigger', { level: 'warning' })}\n`);
+  }
+}
+
+/**
  * What the JSON lines said: the last line (fire), and the rows counted as they stream (batch). A
  * batch's rows that were not accepted are told to `failure` as they come, for the step log.
  */
@@ -264,7 +282,7 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
     if (!(error instanceof ActionInputError)) throw error;
     streams.stderr.write(`error: ${error.message} — ${error.hint}\n`);
     streams.stderr.write(`${githubAnnotation(`${error.message} — ${error.hint}`)}\n`);
-    writeOutputs(env, { ok: 'false' });
+    putOutputs(env, { ok: 'false' }, streams.stderr);
     return 2;
   }
   const log = new StepLog(streams.stderr, env);
@@ -292,7 +310,8 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}\n`);
 
   if (step.mode === 'batch') {
-    writeOutputs(env, { ok: String(code === 0), ...results.counts });
+    const sent = results.counts.accepted > 0 ? "the batch's rows were sent as summarized above" : undefined;
+    putOutputs(env, { ok: String(code === 0), ...results.counts }, streams.stderr, sent);
     return code;
   }
   const last = results.last;
@@ -318,10 +337,11 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
     );
     streams.stdout.write(`${io.redact(line)}\n`);
   }
-  writeOutputs(env, {
+  const outputs = {
     ok: String(last?.ok === true),
     status: typeof last?.status === 'number' ? last.status : '',
     'request-id': typeof last?.requestId === 'string' ? last.requestId : '',
-  });
+  };
+  putOutputs(env, outputs, streams.stderr, last?.ok === true && last.dryRun !== true ? 'the event was accepted' : undefined);
   return code;
 }

@@ -5394,6 +5394,7 @@ function valueTextIn(jsonText, value, member = "value") {
   return found2 !== void 0 && Number(found2) === value ? found2 : JSON.stringify(value);
 }
 function encodeSegment(segment, name) {
+  if (typeof segment !== "string") throw new UsageError(`${name} must be a string; got ${gotType(segment)}`);
   if (SAFE_SEGMENT.test(segment)) return segment;
   if (segment.length === 0) throw new UsageError(`${name} must not be empty`);
   if (!segment.isWellFormed()) throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
@@ -5408,7 +5409,8 @@ function eventPath(triggerId, userId) {
   return `/v1/triggers/${encodeSegment(triggerId, "triggerId")}/users/${encodeSegment(userId, "userId")}/events`;
 }
 function prepareEvent(input2) {
-  return eventOf(input2.triggerId, input2.userId, input2.value === void 0 ? void 0 : valueFromInput(input2.value));
+  const { triggerId, userId, value } = Object(input2);
+  return eventOf(triggerId, userId, value === void 0 ? void 0 : valueFromInput(value));
 }
 function eventOf(triggerId, userId, value) {
   return { triggerId, userId, value, path: eventPath(triggerId, userId), body: value === void 0 ? "{}" : `{"value":${value.json}}` };
@@ -5420,7 +5422,7 @@ function parseTraceparent(value) {
   if (match[1] === "00" && match[5] !== void 0) return void 0;
   return text;
 }
-var USER_AGENT, DECIMAL2, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT;
+var USER_AGENT, DECIMAL2, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT, gotType;
 var init_request = __esm({
   "src/client/request.ts"() {
     "use strict";
@@ -5432,6 +5434,7 @@ var init_request = __esm({
     PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
     NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
     SAFE_SEGMENT = /^(?!\.+$)[A-Za-z0-9_.~-]+$/;
+    gotType = (v) => v == null ? String(v) : `${typeof v === "object" ? "an" : "a"} ${typeof v}`;
   }
 });
 
@@ -32460,6 +32463,10 @@ var init_client = __esm({
       #mask;
       // Masks the key in server text; made when an answer first needs it.
       constructor(options) {
+        const { baseUrl, apiKey } = Object(options);
+        if (typeof apiKey !== "string") throw new UsageError(`apiKey must be a string (the API key); got ${gotType(apiKey)}`);
+        if (typeof baseUrl !== "string" && typeof baseUrl?.origin !== "string")
+          throw new UsageError(`baseUrl must be a URL such as https://api.example.com; got ${gotType(baseUrl)}`);
         if (typeof options.baseUrl === "string") {
           this.baseUrl = parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true });
           checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin, options.env), options.allowHttp === true);
@@ -32494,7 +32501,7 @@ var init_client = __esm({
       }
       /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
       async fire(input2, options = {}) {
-        const event = "path" in input2 ? input2 : prepareEvent(input2);
+        const event = "path" in Object(input2) ? input2 : prepareEvent(input2);
         if (!this.#dispatcher) await this.ready();
         const started = monotonicMs();
         for (let attempt = 1; ; attempt++) {
@@ -46298,6 +46305,7 @@ init_report();
 init_recorder();
 init_render();
 init_resolve2();
+init_errno();
 var input = (env2, name) => (env2[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
 function splitArgs(text) {
   const words = [];
@@ -46396,6 +46404,17 @@ ${delimiter}
   }
   import_node_fs19.default.appendFileSync(file, text);
 }
+function putOutputs(env2, outputs, stderr, sent) {
+  try {
+    writeOutputs(env2, outputs);
+  } catch (error2) {
+    const lost = `the step's outputs could not be written to GITHUB_OUTPUT (${errnoWords(error2)})`;
+    const line2 = sent ? `${sent}, but ${lost}; a re-run of this job would send ${sent.startsWith("the event") ? "it" : "them"} again` : lost;
+    stderr.write(`warning: ${line2}
+${githubAnnotation(line2, "trigger", { level: "warning" })}
+`);
+  }
+}
 var Results = class extends import_node_stream3.Writable {
   constructor(failure) {
     super();
@@ -46478,7 +46497,7 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
 `);
     streams.stderr.write(`${githubAnnotation(`${error2.message} \u2014 ${error2.hint}`)}
 `);
-    writeOutputs(env2, { ok: "false" });
+    putOutputs(env2, { ok: "false" }, streams.stderr);
     return 2;
   }
   const log = new StepLog(streams.stderr, env2);
@@ -46503,7 +46522,8 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
   if (code !== 0 && !log.annotated && log.firstError) streams.stderr.write(`${githubAnnotation(log.firstError)}
 `);
   if (step.mode === "batch") {
-    writeOutputs(env2, { ok: String(code === 0), ...results.counts });
+    const sent = results.counts.accepted > 0 ? "the batch's rows were sent as summarized above" : void 0;
+    putOutputs(env2, { ok: String(code === 0), ...results.counts }, streams.stderr, sent);
     return code;
   }
   const last = results.last;
@@ -46530,11 +46550,12 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     streams.stdout.write(`${io.redact(line2)}
 `);
   }
-  writeOutputs(env2, {
+  const outputs = {
     ok: String(last?.ok === true),
     status: typeof last?.status === "number" ? last.status : "",
     "request-id": typeof last?.requestId === "string" ? last.requestId : ""
-  });
+  };
+  putOutputs(env2, outputs, streams.stderr, last?.ok === true && last.dryRun !== true ? "the event was accepted" : void 0);
   return code;
 }
 

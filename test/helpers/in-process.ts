@@ -191,7 +191,11 @@ export async function startEmulatorInProcess(args: string[], env: NodeJS.Process
  */
 export async function runActionInProcess(
   inputs: Record<string, string>,
-  options: { env: NodeJS.ProcessEnv; workspace?: string },
+  options: {
+    env: NodeJS.ProcessEnv;
+    workspace?: string;
+    /** GITHUB_OUTPUT as given (a folder, /dev/full); outputs then {} */ output?: string;
+  },
 ): Promise<ActionRun> {
   const [{ run }, { ROOT }] = await Promise.all([import('../../action/main.js'), import('./cli.js')]);
   const action = loadAction(ROOT);
@@ -209,6 +213,7 @@ export async function runActionInProcess(
     RUNNER_TEMP: temp,
     GITHUB_ACTION_PATH: ROOT,
     GITHUB_WORKSPACE: options.workspace ?? temp,
+    GITHUB_OUTPUT: options.output ?? files.GITHUB_OUTPUT,
   };
   for (const [name, spec] of Object.entries(action.inputs)) {
     const value = inputs[name] ?? spec.default;

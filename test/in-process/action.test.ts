@@ -122,6 +122,38 @@ describe('the GitHub Action', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  // audit24 finding 7: exit 70 and a raw "ENOSPC: ..." line, so "Re-run failed jobs" sent the accepted event again.
+  it.each([
+    ['a folder', 'it is a folder', () => box.home],
+    ['a full disk', 'no space left on the disk', () => '/dev/full'],
+  ])('GITHUB_OUTPUT that cannot be written (%s) after an accepted event: a warning, and the step passes', async (_label, why, output) => {
+    if (!fs.existsSync(output())) return; // no /dev/full here
+    const result = await runActionInProcess({ ...base(), 'trigger-id': 'deploy', 'user-id': 'once' }, { env: box.env, output: output() });
+    const line = `the event was accepted, but the step's outputs could not be written to GITHUB_OUTPUT (${why}); a re-run of this job would send it again`;
+    expect({ code: result.code, requests: server.requests.length }).toEqual({ code: 0, requests: 1 });
+    expect(result.stderr).toBe(`warning: ${line}\n::warning title=trigger::${line}\n`);
+    expect(result.stdout).toMatch(/^✔ deploy · once /);
+  });
+
+  it('a batch whose GITHUB_OUTPUT cannot be written: the rows were sent as summarized, and its own exit code', async () => {
+    server.handle((req, res) => (req.url.includes('/users/bad/') ? json(res, 404, { error: 'no' }) : json(res, 200, { success: true })));
+    const file = path.join(box.home, 'events.csv');
+    fs.writeFileSync(file, 'triggerId,userId\nt,a\nt,bad\n');
+    const result = await runActionInProcess({ ...base(), file }, { env: box.env, output: box.home });
+    expect(result.code).toBe(1);
+    expect(server.requests).toHaveLength(2);
+    const line =
+      "the batch's rows were sent as summarized above, but the step's outputs could not be written to GITHUB_OUTPUT (it is a folder)";
+    expect(result.stderr).toContain(`\nwarning: ${line}; a re-run of this job would send them again\n`);
+  });
+
+  it('bad inputs with a GITHUB_OUTPUT that cannot be written: still exit 2, nothing sent', async () => {
+    const result = await runActionInProcess({ ...base(), 'trigger-id': 'deploy' }, { env: box.env, output: box.home });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("\nwarning: the step's outputs could not be written to GITHUB_OUTPUT (it is a folder)\n");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('with --dry-run in args, the step log shows the curl command and nothing is sent', async () => {
     const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'a', value: '3', args: '--dry-run' });
     expect(result.code).toBe(0);
