@@ -16,13 +16,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { statusText } from '../src/client/messages.js';
-import { main } from '../src/cli.js';
+import { bugMessage, main } from '../src/cli.js';
 import { Output } from '../src/output/io.js';
 import { failureLine } from '../src/batch/report.js';
 import { SHOWN_FAILURES } from '../src/batch/recorder.js';
 import { githubAnnotation, successLine } from '../src/output/render.js';
 import { findSettings } from '../src/settings/resolve.js';
 import { errnoWords } from '../src/errno.js';
+import { isTriggerError } from '../src/errors.js';
 
 type Env = NodeJS.ProcessEnv;
 
@@ -271,6 +272,18 @@ class StepLog extends Writable {
     this.firstError ??= /^error: (.*)$/m.exec(text)?.[1];
     this.target.write(text, () => done());
   }
+}
+
+/**
+ * What index.ts says of an error run() threw: trigger's own (a RUNNER_TEMP where no folder can be made) as the CLI says it, with its exit
+ * code; anything else as a bug, with where to report it (exit 70). Both were a bare "error: ..." and exit 70 (audit24).
+ */
+export function reportThrown(error: unknown, stderr: NodeJS.WritableStream): number {
+  const known = isTriggerError(error) ? error : undefined;
+  const bug = () => bugMessage(error, "the step's inputs (never the key) and its log");
+  const message = known ? [known.message, known.hint].filter(Boolean).join(' — ') : bug();
+  stderr.write(`error: ${message}\n${githubAnnotation(message)}\n`);
+  return known ? known.exitCode : 70;
 }
 
 /** Runs the step; returns the exit code. */

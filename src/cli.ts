@@ -75,11 +75,14 @@ function asTriggerError(error: unknown, mode: Mode): TriggerError {
   if (error instanceof CommanderError && error.code === 'commander.help')
     return new UsageError('a command is needed: the help above lists them');
   if (error instanceof CommanderError) return new UsageError(usageWords(error.message).replace(/^error: /, ''));
-  const thrown = (error as Error)?.message ?? String(error);
-  const message = `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${thrown}; please report it on the project's issue tracker with the command you ran${mode.verbose ? ' and this output' : ' and its output with --verbose'}`;
+  const give = `the command you ran and ${mode.verbose ? 'this output' : 'its output with --verbose'}`;
   // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
-  return new TriggerError('bug', message);
+  return new TriggerError('bug', bugMessage(error, give));
 }
+
+/** An error trigger did not expect (exit 70), said as a bug, with where to report it and what to `give` (package.json has no tracker URL). */
+export const bugMessage = (error: unknown, give: string): string =>
+  `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${(error as Error)?.message ?? String(error)}; please report it on the issue tracker of the trigger-cli package, with ${give}`;
 
 /** Turns anything thrown into output and an exit code. The only place the process outcome is decided. */
 export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.ProcessEnv = process.env): number {

@@ -155,160 +155,6 @@ var init_errors = __esm({
   }
 });
 
-// src/output/render.ts
-function escaped(c) {
-  if (SHORT_ESCAPES[c]) return SHORT_ESCAPES[c];
-  const code = c.codePointAt(0);
-  if (code < 128) return `\\x${code.toString(16).padStart(2, "0")}`;
-  return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
-}
-function printable(text) {
-  return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text;
-}
-function formatMs(ms) {
-  if (ms < 1e3) return `${Math.round(ms)} ms`;
-  if (ms < 6e4) return `${(ms / 1e3).toFixed(2)} s`;
-  const seconds2 = Math.round(ms / 1e3);
-  if (seconds2 < 3600) return `${Math.floor(seconds2 / 60)}m${String(seconds2 % 60).padStart(2, "0")}s`;
-  return `${Math.floor(seconds2 / 3600)}h${String(Math.floor(seconds2 % 3600 / 60)).padStart(2, "0")}m`;
-}
-function successLine(result, c, mask) {
-  const parts = [
-    c.bold(shownId(result.triggerId)),
-    shownId(result.userId),
-    result.value === void 0 ? "no value" : `value ${result.value}`,
-    c.success(`${result.status} ${result.statusText}`.trim()),
-    formatMs(result.durationMs)
-  ];
-  if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
-  if (result.requestId) parts.push(`request id ${printable(mask.server(result.requestId))}`);
-  return `${c.success("\u2714")} ${parts.join(c.dim(" \xB7 "))}`;
-}
-function errorLine(error2, c, mask) {
-  let text = printable(shownMessage(error2, mask));
-  const requestId = error2.requestId;
-  if (requestId) text += ` (request id ${printable(mask.server(requestId))})`;
-  const hint = error2.hint ? c.dim(" \u2014 ") + c.hint(printable(error2.hint)) : "";
-  return `${c.error("error:")} ${text}${hint}`;
-}
-function toJson(fields) {
-  let json = "";
-  for (const key in fields) {
-    const value = fields[key];
-    const text = typeof value === "object" && value !== null && RAW in value ? value[RAW] : JSON.stringify(value ?? null);
-    json += `${json ? "," : "{"}${JSON.stringify(key)}:${text}`;
-  }
-  return json ? `${json}}` : "{}";
-}
-function resultJson(result, mask, lead = {}) {
-  return toJson({
-    ...lead,
-    ok: true,
-    status: result.status,
-    triggerId: result.triggerId,
-    userId: result.userId,
-    value: rawJson(result.value),
-    attempts: result.attempts,
-    durationMs: result.durationMs,
-    requestId: serverText(result.requestId, mask),
-    response: serverJson(result.response, mask)
-  });
-}
-function errorJsonFields(error2, mask, options = {}) {
-  const fields = { kind: error2.kind, exitCode: error2.exitCode, message: shownMessage(error2, mask) };
-  if (error2.hint) fields.hint = error2.hint;
-  if (error2 instanceof ServiceError) {
-    fields.serverMessage = serverText(error2.serverMessage, mask) ?? null;
-    if (error2.location) fields.location = mask.server(error2.location);
-    if (options.body !== false && error2.body !== void 0) fields.body = serverJson(error2.body, mask);
-  }
-  if (error2 instanceof NetworkError && error2.code) fields.code = error2.code;
-  if (error2 instanceof AttemptError) fields.recorded = error2.recorded;
-  return fields;
-}
-function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, options = {}) {
-  const info2 = error2;
-  return toJson({
-    ...lead,
-    ok: false,
-    status: error2 instanceof ServiceError ? error2.status : null,
-    triggerId: event.triggerId,
-    userId: event.userId,
-    value: rawJson(event.value),
-    attempts: info2.attempts ?? 0,
-    durationMs: info2.durationMs ?? 0,
-    requestId: serverText(info2.requestId, mask),
-    error: rawJson(toJson(errorJsonFields(error2, mask, options)))
-  });
-}
-function headerLines(prefix, headers, shown2 = (text) => text) {
-  return Object.entries(headers).flatMap(
-    ([name, value]) => [value ?? []].flat().map((v) => `${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`)
-  );
-}
-function verboseLines(event, c, mask) {
-  switch (event.type) {
-    case "request":
-      return [c.dim(`* attempt ${event.attempt}`), `> ${event.method} ${event.url}`, ...headerLines(">", event.headers), `> ${event.body}`];
-    case "response": {
-      const whole = mask.server(event.body.length > 4e3 ? event.body.slice(0, 4e3) : event.body);
-      const body = whole.length > 2e3 || event.body.length > 4e3 ? `${whole.slice(0, 2e3)}\u2026` : whole;
-      return [
-        `< ${event.status} (${formatMs(event.ms)})`,
-        ...headerLines("<", event.headers, (text) => mask.server(text)),
-        ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}`] : []
-      ];
-    }
-    case "error": {
-      const code = event.code ? ` (${event.code})` : "";
-      return [c.error(`* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${code}`)];
-    }
-    case "retry":
-      return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
-  }
-}
-function githubAnnotation(message, title = "trigger", { level = "error", file, line: line2 } = {}) {
-  const data = (text) => printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
-  const property = (text) => data(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
-  const properties = [
-    ...file === void 0 ? [] : [`file=${property(file)}`],
-    ...line2 === void 0 || line2 === null ? [] : [`line=${line2}`],
-    `title=${property(title)}`
-  ];
-  return `::${level} ${properties.join(",")}::${data(message)}`;
-}
-function shellQuote(text, { always = false } = {}) {
-  if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-function curlCommand(url, body, headers) {
-  const lines = Object.entries(headers).map(([name, value]) => {
-    const title = name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase());
-    return name === "authorization" ? `  -H "${title}: Bearer $TRIGGER_API_KEY"` : `  -H ${shellQuote(`${title}: ${value}`, { always: true })}`;
-  });
-  return [
-    `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
-    ...lines,
-    `  --data-raw ${shellQuote(body, { always: true })}`
-  ].join(" \\\n");
-}
-var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES, shownId, shownMessage, RAW, rawJson, serverJson, serverText;
-var init_render = __esm({
-  "src/output/render.ts"() {
-    "use strict";
-    init_errors();
-    UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
-    HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
-    SHORT_ESCAPES = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
-    shownId = (id) => /[\\"]/.test(id) || HAS_UNSEEN.test(id) ? printable(JSON.stringify(id)) : id;
-    shownMessage = (error2, mask) => error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
-    RAW = /* @__PURE__ */ Symbol("raw JSON");
-    rawJson = (text) => text === void 0 ? null : { [RAW]: text };
-    serverJson = (value, mask) => ({ [RAW]: mask.serverJson(JSON.stringify(value ?? null)) });
-    serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
-  }
-});
-
 // src/output/excerpt.ts
 function quotedExcerpt(text, quote = JSON.stringify) {
   if (text.length <= MAX_ECHO) return quote(text);
@@ -490,7 +336,7 @@ function decodeOnce(text, references, outer) {
       const next = text.charCodeAt(i + 1);
       const code = next === U ? hexAt(text, i + 2, 4) : next === X ? hexAt(text, i + 2, 2) : -1;
       if (code >= 0) [unit, length] = [code, next === U ? 6 : 4];
-      else if (SHORT_ESCAPES2[next] !== void 0) [unit, length] = [SHORT_ESCAPES2[next], 2];
+      else if (SHORT_ESCAPES[next] !== void 0) [unit, length] = [SHORT_ESCAPES[next], 2];
     } else if (unit === AMPERSAND && references) {
       const reference2 = referenceAt(text, i);
       if (reference2 && reference2[0] <= 65535) [unit, length] = reference2;
@@ -593,7 +439,7 @@ function maskProxyCredentials(proxy) {
     (_, scheme = "", user) => user === void 0 ? `${scheme}\u2022\u2022\u2022\u2022@` : `${scheme}${user}:\u2022\u2022\u2022\u2022@`
   );
 }
-var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES2, HEX_DIGITS, Redactor;
+var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, HEX_DIGITS, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -673,7 +519,7 @@ var init_redact = __esm({
     for (let i = 0; i < NAMES.length; i += 2) NAMED.set(NAMES[i], NAMES[i + 1].charCodeAt(0));
     LOOSE = /* @__PURE__ */ new Set(["amp", "lt", "gt", "quot"]);
     REFERENCE_AT = /#[xX]([0-9a-fA-F]{1,8})|#(\d{1,8})|([A-Za-z]{2,20})/y;
-    SHORT_ESCAPES2 = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
+    SHORT_ESCAPES = { 34: 34, 92: 92, 47: 47, 98: 8, 102: 12, 110: 10, 114: 13, 116: 9 };
     HEX_DIGITS = /^[0-9a-fA-F]+$/;
     Redactor = class {
       #secrets = [];
@@ -5176,6 +5022,160 @@ var init_source = __esm({
     chalk = createChalk();
     chalkStderr = createChalk({ level: stderrColor ? stderrColor.level : 0 });
     source_default = chalk;
+  }
+});
+
+// src/output/render.ts
+function escaped(c) {
+  if (SHORT_ESCAPES2[c]) return SHORT_ESCAPES2[c];
+  const code = c.codePointAt(0);
+  if (code < 128) return `\\x${code.toString(16).padStart(2, "0")}`;
+  return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+function printable(text) {
+  return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text;
+}
+function formatMs(ms) {
+  if (ms < 1e3) return `${Math.round(ms)} ms`;
+  if (ms < 6e4) return `${(ms / 1e3).toFixed(2)} s`;
+  const seconds2 = Math.round(ms / 1e3);
+  if (seconds2 < 3600) return `${Math.floor(seconds2 / 60)}m${String(seconds2 % 60).padStart(2, "0")}s`;
+  return `${Math.floor(seconds2 / 3600)}h${String(Math.floor(seconds2 % 3600 / 60)).padStart(2, "0")}m`;
+}
+function successLine(result, c, mask) {
+  const parts = [
+    c.bold(shownId(result.triggerId)),
+    shownId(result.userId),
+    result.value === void 0 ? "no value" : `value ${result.value}`,
+    c.success(`${result.status} ${result.statusText}`.trim()),
+    formatMs(result.durationMs)
+  ];
+  if (result.attempts > 1) parts.push(`${result.attempts} attempts`);
+  if (result.requestId) parts.push(`request id ${printable(mask.server(result.requestId))}`);
+  return `${c.success("\u2714")} ${parts.join(c.dim(" \xB7 "))}`;
+}
+function errorLine(error2, c, mask) {
+  let text = printable(shownMessage(error2, mask));
+  const requestId = error2.requestId;
+  if (requestId) text += ` (request id ${printable(mask.server(requestId))})`;
+  const hint = error2.hint ? c.dim(" \u2014 ") + c.hint(printable(error2.hint)) : "";
+  return `${c.error("error:")} ${text}${hint}`;
+}
+function toJson(fields) {
+  let json = "";
+  for (const key in fields) {
+    const value = fields[key];
+    const text = typeof value === "object" && value !== null && RAW in value ? value[RAW] : JSON.stringify(value ?? null);
+    json += `${json ? "," : "{"}${JSON.stringify(key)}:${text}`;
+  }
+  return json ? `${json}}` : "{}";
+}
+function resultJson(result, mask, lead = {}) {
+  return toJson({
+    ...lead,
+    ok: true,
+    status: result.status,
+    triggerId: result.triggerId,
+    userId: result.userId,
+    value: rawJson(result.value),
+    attempts: result.attempts,
+    durationMs: result.durationMs,
+    requestId: serverText(result.requestId, mask),
+    response: serverJson(result.response, mask)
+  });
+}
+function errorJsonFields(error2, mask, options = {}) {
+  const fields = { kind: error2.kind, exitCode: error2.exitCode, message: shownMessage(error2, mask) };
+  if (error2.hint) fields.hint = error2.hint;
+  if (error2 instanceof ServiceError) {
+    fields.serverMessage = serverText(error2.serverMessage, mask) ?? null;
+    if (error2.location) fields.location = mask.server(error2.location);
+    if (options.body !== false && error2.body !== void 0) fields.body = serverJson(error2.body, mask);
+  }
+  if (error2 instanceof NetworkError && error2.code) fields.code = error2.code;
+  if (error2 instanceof AttemptError) fields.recorded = error2.recorded;
+  return fields;
+}
+function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, options = {}) {
+  const info2 = error2;
+  return toJson({
+    ...lead,
+    ok: false,
+    status: error2 instanceof ServiceError ? error2.status : null,
+    triggerId: event.triggerId,
+    userId: event.userId,
+    value: rawJson(event.value),
+    attempts: info2.attempts ?? 0,
+    durationMs: info2.durationMs ?? 0,
+    requestId: serverText(info2.requestId, mask),
+    error: rawJson(toJson(errorJsonFields(error2, mask, options)))
+  });
+}
+function headerLines(prefix, headers, shown2 = (text) => text) {
+  return Object.entries(headers).flatMap(
+    ([name, value]) => [value ?? []].flat().map((v) => `${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`)
+  );
+}
+function verboseLines(event, c, mask) {
+  switch (event.type) {
+    case "request":
+      return [c.dim(`* attempt ${event.attempt}`), `> ${event.method} ${event.url}`, ...headerLines(">", event.headers), `> ${event.body}`];
+    case "response": {
+      const whole = mask.server(event.body.length > 4e3 ? event.body.slice(0, 4e3) : event.body);
+      const body = whole.length > 2e3 || event.body.length > 4e3 ? `${whole.slice(0, 2e3)}\u2026` : whole;
+      return [
+        `< ${event.status} (${formatMs(event.ms)})`,
+        ...headerLines("<", event.headers, (text) => mask.server(text)),
+        ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}`] : []
+      ];
+    }
+    case "error": {
+      const code = event.code ? ` (${event.code})` : "";
+      return [c.error(`* attempt ${event.attempt} failed after ${formatMs(event.ms)}: ${printable(event.message)}${code}`)];
+    }
+    case "retry":
+      return [c.warn(`* ${printable(event.reason)}: retrying in ${formatMs(event.delayMs)}`)];
+  }
+}
+function githubAnnotation(message, title = "trigger", { level = "error", file, line: line2 } = {}) {
+  const data = (text) => printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
+  const property = (text) => data(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+  const properties = [
+    ...file === void 0 ? [] : [`file=${property(file)}`],
+    ...line2 === void 0 || line2 === null ? [] : [`line=${line2}`],
+    `title=${property(title)}`
+  ];
+  return `::${level} ${properties.join(",")}::${data(message)}`;
+}
+function shellQuote(text, { always = false } = {}) {
+  if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+function curlCommand(url, body, headers) {
+  const lines = Object.entries(headers).map(([name, value]) => {
+    const title = name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase());
+    return name === "authorization" ? `  -H "${title}: Bearer $TRIGGER_API_KEY"` : `  -H ${shellQuote(`${title}: ${value}`, { always: true })}`;
+  });
+  return [
+    `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
+    ...lines,
+    `  --data-raw ${shellQuote(body, { always: true })}`
+  ].join(" \\\n");
+}
+var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES2, shownId, shownMessage, RAW, rawJson, serverJson, serverText;
+var init_render = __esm({
+  "src/output/render.ts"() {
+    "use strict";
+    init_errors();
+    UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
+    HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
+    SHORT_ESCAPES2 = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
+    shownId = (id) => /[\\"]/.test(id) || HAS_UNSEEN.test(id) ? printable(JSON.stringify(id)) : id;
+    shownMessage = (error2, mask) => error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
+    RAW = /* @__PURE__ */ Symbol("raw JSON");
+    rawJson = (text) => text === void 0 ? null : { [RAW]: text };
+    serverJson = (value, mask) => ({ [RAW]: mask.serverJson(JSON.stringify(value ?? null)) });
+    serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
   }
 });
 
@@ -46060,9 +46060,6 @@ if (process.platform !== "win32") {
   }
 }
 
-// action/index.ts
-init_render();
-
 // action/main.ts
 var import_node_crypto3 = require("node:crypto");
 var import_node_fs19 = __toESM(require("node:fs"), 1);
@@ -46256,10 +46253,10 @@ function asTriggerError(error2, mode2) {
   if (error2 instanceof CommanderError && error2.code === "commander.help")
     return new UsageError("a command is needed: the help above lists them");
   if (error2 instanceof CommanderError) return new UsageError(usageWords(error2.message).replace(/^error: /, ""));
-  const thrown = error2?.message ?? String(error2);
-  const message = `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${thrown}; please report it on the project's issue tracker with the command you ran${mode2.verbose ? " and this output" : " and its output with --verbose"}`;
-  return new TriggerError("bug", message);
+  const give = `the command you ran and ${mode2.verbose ? "this output" : "its output with --verbose"}`;
+  return new TriggerError("bug", bugMessage(error2, give));
 }
+var bugMessage = (error2, give) => `this is a bug in trigger ${VERSION} (node ${process.versions.node}): ${error2?.message ?? String(error2)}; please report it on the issue tracker of the trigger-cli package, with ${give}`;
 function report(error2, io, mode2, env2 = process.env) {
   if (error2 instanceof CommanderError && error2.exitCode === 0) return 0;
   const failure = asTriggerError(error2, mode2);
@@ -46306,6 +46303,7 @@ init_recorder();
 init_render();
 init_resolve2();
 init_errno();
+init_errors();
 var input = (env2, name) => (env2[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
 function splitArgs(text) {
   const words = [];
@@ -46487,6 +46485,15 @@ var StepLog = class extends import_node_stream3.Writable {
     this.target.write(text, () => done());
   }
 };
+function reportThrown(error2, stderr) {
+  const known = isTriggerError(error2) ? error2 : void 0;
+  const bug = () => bugMessage(error2, "the step's inputs (never the key) and its log");
+  const message = known ? [known.message, known.hint].filter(Boolean).join(" \u2014 ") : bug();
+  stderr.write(`error: ${message}
+${githubAnnotation(message)}
+`);
+  return known ? known.exitCode : 70;
+}
 async function run(env2 = process.env, streams = { stdout: process.stdout, stderr: process.stderr }) {
   let step;
   try {
@@ -46565,10 +46572,6 @@ run().then(
     process.exitCode = code;
   },
   (error2) => {
-    const message = error2?.message ?? String(error2);
-    process.stderr.write(`error: ${message}
-${githubAnnotation(message)}
-`);
-    process.exitCode = 70;
+    process.exitCode = reportThrown(error2, process.stderr);
   }
 );

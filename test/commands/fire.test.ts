@@ -102,7 +102,7 @@ describe('trigger fire, in-process: what scripts read', () => {
     expect(result.code).toBe(70);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(
-      /^error: this is a bug in trigger \S+ \(node \S+\): an environment that cannot be read; please report it/,
+      /^error: this is a bug in trigger \S+ \(node \S+\): an environment that cannot be read; please report it on the issue tracker of the trigger-cli package, with the command you ran and its output with --verbose\n$/,
     );
     expect(server.requests).toHaveLength(0);
   });

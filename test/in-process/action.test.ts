@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
-import { runActionInProcess } from '../helpers/in-process.js';
+import { Captured, runActionInProcess } from '../helpers/in-process.js';
+import { VERSION } from '../../src/version.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -151,6 +152,42 @@ describe('the GitHub Action', () => {
     const result = await runActionInProcess({ ...base(), 'trigger-id': 'deploy' }, { env: box.env, output: box.home });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("\nwarning: the step's outputs could not be written to GITHUB_OUTPUT (it is a folder)\n");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  // audit24 findings 7 and 18: a bare "error: ..." and exit 70, with no word that it is a bug nor where to report it.
+  const thrown = async (env: NodeJS.ProcessEnv) => {
+    const { run, reportThrown } = await import('../../action/main.js');
+    const [stdout, stderr] = [new Captured(), new Captured()];
+    const streams = { stdout, stderr } as unknown as Parameters<typeof run>[1];
+    const code = await run(env, streams).catch((error: unknown) => reportThrown(error, stderr));
+    return { code, stderr: stderr.text };
+  };
+  const inputs = () => ({ 'INPUT_API-KEY': TEST_KEY, 'INPUT_BASE-URL': server.url, 'INPUT_TRIGGER-ID': 'deploy', 'INPUT_USER-ID': 'a' });
+
+  it('an error the step did not expect: exit 70 and one line that says it is a bug and where to report it', async () => {
+    const env = new Proxy(
+      { ...box.env, ...inputs() },
+      {
+        get(target, name) {
+          if (name === 'INPUT_ARGS') throw new TypeError('an environment that cannot be read');
+          return Reflect.get(target, name) as unknown;
+        },
+      },
+    );
+    const where = "please report it on the issue tracker of the trigger-cli package, with the step's inputs (never the key) and its log";
+    const line = `this is a bug in trigger ${VERSION} (node ${process.versions.node}): an environment that cannot be read; ${where}`;
+    expect(await thrown(env)).toEqual({ code: 70, stderr: `error: ${line}\n::error title=trigger::${line}\n` });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("trigger's own error thrown by the step (a RUNNER_TEMP that is a file) has its own exit code, not a bug's", async () => {
+    const notFolder = path.join(box.home, 'runner-temp');
+    fs.writeFileSync(notFolder, '');
+    const result = await thrown({ ...box.env, ...inputs(), RUNNER_TEMP: notFolder });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: cannot read config file .*runner-temp.*: a file is in the way/);
+    expect(result.stderr).not.toContain('bug');
     expect(server.requests).toHaveLength(0);
   });
 
