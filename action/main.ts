@@ -111,6 +111,10 @@ export function plan(env: Env): Plan {
       'give trigger-id and user-id to fire one event, or file to send a batch',
     );
   }
+  if (/[*?]/.test(file) && !fs.existsSync(file)) {
+    const hint = 'name the folder that holds the files (file: export/ sends every part in it), or one file';
+    throw new ActionInputError(`the input file ${file} is a pattern, and the step runs no shell to expand it`, hint);
+  }
   if (!file && input(env, 'failed')) throw new ActionInputError('the input failed is for a batch', 'give it with file, or leave it out');
   if (file && input(env, 'value')) {
     throw new ActionInputError('the input value is for one event', "a batch takes each row's value from the file");
@@ -183,7 +187,11 @@ class Results extends Writable {
   counts = { accepted: 0, failed: 0, invalid: 0 };
   #partial = '';
 
-  constructor(readonly failure?: (line: unknown, error: { kind?: string; message?: string }) => void) {
+  constructor(
+    readonly failure?: (line: unknown, error: { kind?: string; message?: string }) => void,
+    /** A line that is not JSON (--help, --version): for the step log, where it was lost (audit24). */
+    readonly text?: (line: string) => void,
+  ) {
     super();
   }
 
@@ -204,13 +212,15 @@ class Results extends Writable {
     try {
       result = JSON.parse(line) as Record<string, unknown>;
     } catch {
-      return;
+      return void this.text?.(line);
     }
     this.last = result;
     // The fields come in a fixed order and a string cannot hold an unescaped quote, so the first
     // `"value":` is the top-level one.
     this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line)?.[1];
-    if (result.ok === true) return void this.counts.accepted++;
+    // Only a row has a line: a batch's own error (a missing file) counts no row as failed. A dry run's row was not sent (audit24).
+    if (!('line' in result)) return;
+    if (result.ok === true) return void (result.dryRun === true || this.counts.accepted++);
     const error = (result.error ?? {}) as { kind?: string; message?: string };
     if (error.kind === 'invalid') this.counts.invalid++;
     else this.counts.failed++;
@@ -303,12 +313,15 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
   // not accepted: the step log gets the lines the CLI prints without it ("✖ line 4: invalid, ...").
   let shown = 0;
   let hidden = 0;
-  const results = new Results((line, error) => {
-    if (step.mode !== 'batch' || error.kind === 'unsent') return; // unsent rows: counted by the summary, as the CLI does
-    if (shown === SHOWN_FAILURES) return void hidden++;
-    shown++;
-    io.stderr(failureLine(typeof line === 'number' || typeof line === 'string' ? line : '?', error.message ?? '', io.errColors));
-  });
+  const results = new Results(
+    (line, error) => {
+      if (step.mode !== 'batch' || error.kind === 'unsent') return; // unsent rows: counted by the summary, as the CLI does
+      if (shown === SHOWN_FAILURES) return void hidden++;
+      shown++;
+      io.stderr(failureLine(typeof line === 'number' || typeof line === 'string' ? line : '?', error.message ?? '', io.errColors));
+    },
+    (line) => streams.stdout.write(`${line}\n`),
+  );
   const io = new Output({ stdout: results, stderr: log });
   fs.mkdirSync(step.settingsDir, { recursive: true, mode: 0o700 });
   let code: number;

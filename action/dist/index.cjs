@@ -46366,6 +46366,10 @@ function plan(env2) {
       "give trigger-id and user-id to fire one event, or file to send a batch"
     );
   }
+  if (/[*?]/.test(file) && !import_node_fs19.default.existsSync(file)) {
+    const hint = "name the folder that holds the files (file: export/ sends every part in it), or one file";
+    throw new ActionInputError(`the input file ${file} is a pattern, and the step runs no shell to expand it`, hint);
+  }
   if (!file && input(env2, "failed")) throw new ActionInputError("the input failed is for a batch", "give it with file, or leave it out");
   if (file && input(env2, "value")) {
     throw new ActionInputError("the input value is for one event", "a batch takes each row's value from the file");
@@ -46414,11 +46418,13 @@ ${githubAnnotation(line2, "trigger", { level: "warning" })}
   }
 }
 var Results = class extends import_node_stream3.Writable {
-  constructor(failure) {
+  constructor(failure, text) {
     super();
     this.failure = failure;
+    this.text = text;
   }
   failure;
+  text;
   last;
   /** The value's digits as sent, which JSON.parse would round. */
   lastValue;
@@ -46439,11 +46445,12 @@ var Results = class extends import_node_stream3.Writable {
     try {
       result = JSON.parse(line2);
     } catch {
-      return;
+      return void this.text?.(line2);
     }
     this.last = result;
     this.lastValue = /"value":(-?[0-9][0-9.eE+-]*)/.exec(line2)?.[1];
-    if (result.ok === true) return void this.counts.accepted++;
+    if (!("line" in result)) return;
+    if (result.ok === true) return void (result.dryRun === true || this.counts.accepted++);
     const error2 = result.error ?? {};
     if (error2.kind === "invalid") this.counts.invalid++;
     else this.counts.failed++;
@@ -46510,12 +46517,16 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
   const log = new StepLog(streams.stderr, env2);
   let shown2 = 0;
   let hidden2 = 0;
-  const results = new Results((line2, error2) => {
-    if (step.mode !== "batch" || error2.kind === "unsent") return;
-    if (shown2 === SHOWN_FAILURES) return void hidden2++;
-    shown2++;
-    io.stderr(failureLine(typeof line2 === "number" || typeof line2 === "string" ? line2 : "?", error2.message ?? "", io.errColors));
-  });
+  const results = new Results(
+    (line2, error2) => {
+      if (step.mode !== "batch" || error2.kind === "unsent") return;
+      if (shown2 === SHOWN_FAILURES) return void hidden2++;
+      shown2++;
+      io.stderr(failureLine(typeof line2 === "number" || typeof line2 === "string" ? line2 : "?", error2.message ?? "", io.errColors));
+    },
+    (line2) => streams.stdout.write(`${line2}
+`)
+  );
   const io = new Output({ stdout: results, stderr: log });
   import_node_fs19.default.mkdirSync(step.settingsDir, { recursive: true, mode: 448 });
   let code;

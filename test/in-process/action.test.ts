@@ -191,6 +191,46 @@ describe('the GitHub Action', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  // audit24 finding 9: a dry run's rows were counted as accepted, a batch's own usage error as a failed row ("✖ ?: ..."), --help lost.
+  it('args --dry-run on a batch: nothing sent, so the output accepted is 0', async () => {
+    const file = path.join(box.home, 'ev.csv');
+    fs.writeFileSync(file, 'triggerId,userId\np,a\np,b\n');
+    const result = await action({ ...base(), file, args: '--dry-run' });
+    expect(server.requests).toHaveLength(0);
+    expect({ code: result.code, outputs: result.outputs }).toEqual({
+      code: 0,
+      outputs: { ok: 'true', accepted: '0', failed: '0', invalid: '0' },
+    });
+  });
+
+  it('a batch that reads no row (a missing file): the output failed is 0 and no "✖ ?:" line', async () => {
+    const result = await action({ ...base(), file: path.join(box.home, 'missing.csv') });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: cannot read');
+    expect(result.stderr).not.toContain('✖');
+    expect(result.outputs).toEqual({ ok: 'false', accepted: '0', failed: '0', invalid: '0' });
+  });
+
+  it.each([
+    ['--help', 'Usage: trigger batch [options] <file...>\n'],
+    ['--version', `${VERSION}\n`],
+  ])('args %s: what trigger prints reaches the step log', async (args, printed) => {
+    const file = path.join(box.home, 'ev.csv');
+    fs.writeFileSync(file, 'triggerId,userId\np,a\n');
+    const result = await action({ ...base(), file, args });
+    expect(result.stdout.startsWith(printed)).toBe(true);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a file input that is a pattern: exit 2 and one line that says to name the folder, nothing sent', async () => {
+    const result = await action({ ...base(), file: path.join(box.home, 'export', '*.csv.gz') });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(
+      `error: the input file ${path.join(box.home, 'export', '*.csv.gz')} is a pattern, and the step runs no shell to expand it — name the folder that holds the files (file: export/ sends every part in it), or one file`,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('with --dry-run in args, the step log shows the curl command and nothing is sent', async () => {
     const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'a', value: '3', args: '--dry-run' });
     expect(result.code).toBe(0);
