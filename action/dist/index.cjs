@@ -5357,6 +5357,7 @@ function parseValue(raw, label = "--value") {
 }
 function valueFromInput(value) {
   if (typeof value === "string") return parseValue(value);
+  if (typeof value === "bigint") return { json: String(value) };
   if (!Number.isFinite(value)) throw new UsageError(`value must be a finite number; got ${String(value)}`);
   return { json: JSON.stringify(value) };
 }
@@ -32476,7 +32477,9 @@ var init_client = __esm({
         this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? "the client options");
         this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1e3;
         this.retries = options.retries ?? DEFAULT_RETRIES;
-        if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) throw new UsageError(`timeout must be a positive number of seconds`);
+        const t = this.timeoutMs;
+        if (!(typeof t === "number" && t > 0 && t <= 864e5))
+          throw new UsageError("timeoutMs must be a number over 0 and up to 86400000 (a day)");
         if (!Number.isInteger(this.retries) || this.retries < 0) throw new UsageError(`retries must be a whole number, 0 or more`);
         this.#options = options;
         this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();

@@ -124,7 +124,9 @@ export class TriggerClient {
     this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? 'the client options');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000;
     this.retries = options.retries ?? DEFAULT_RETRIES;
-    if (!(this.timeoutMs > 0) || !Number.isFinite(this.timeoutMs)) throw new UsageError(`timeout must be a positive number of seconds`);
+    const t = this.timeoutMs; // a day at most, as --timeout: a longer one overflows Node's timers, then fired every millisecond (audit24)
+    if (!(typeof t === 'number' && t > 0 && t <= 86_400_000))
+      throw new UsageError('timeoutMs must be a number over 0 and up to 86400000 (a day)');
     if (!Number.isInteger(this.retries) || this.retries < 0) throw new UsageError(`retries must be a whole number, 0 or more`);
     this.#options = options;
     this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();

@@ -29,8 +29,8 @@ export interface EventValue {
 export interface EventInput {
   triggerId: string;
   userId: string;
-  /** A decimal string as typed ("9.99", "+2", ".5", "1e3") or a finite number. */
-  value?: string | number | undefined;
+  /** A decimal string as typed ("9.99", "+2", ".5", "1e3"), a finite number, or a bigint. */
+  value?: string | number | bigint | undefined;
 }
 
 export interface PreparedEvent {
@@ -74,9 +74,10 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   return { json: `${sign}${int}${frac}${exp}` };
 }
 
-/** A value given as a string (parsed as --value is) or a number (a library caller's, or JSON's). */
-export function valueFromInput(value: string | number): EventValue {
+/** A value given as a string (parsed as --value is), a number (a library caller's, or JSON's) or a bigint. */
+export function valueFromInput(value: string | number | bigint): EventValue {
   if (typeof value === 'string') return parseValue(value);
+  if (typeof value === 'bigint') return { json: String(value) }; // every digit, as a string's
   if (!Number.isFinite(value)) throw new UsageError(`value must be a finite number; got ${String(value)}`);
   return { json: JSON.stringify(value) };
 }

@@ -276,6 +276,20 @@ describe('typed failures', () => {
     expect((error as Error).message).toBe(message);
   });
 
+  // audit24 finding 15: 3e9 ms overflowed Node's timers, which warned (TimeoutOverflowWarning) and fired every millisecond.
+  it.each([3e9, Infinity, Number.NaN, 0, '30'])('timeoutMs %s: a UsageError, nothing sent', async (timeoutMs) => {
+    const error = await fireEvent({ triggerId: 't', userId: 'u' }, options({ timeoutMs: timeoutMs as number })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe('timeoutMs must be a number over 0 and up to 86400000 (a day)');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a bigint value is sent with every digit (it was refused as "not a finite number")', async () => {
+    const result = await fireEvent({ triggerId: 't', userId: 'u', value: 12345678901234567890n }, options());
+    expect(server.requests.map((r) => r.body)).toEqual(['{"value":12345678901234567890}']);
+    expect(result.value).toBe('12345678901234567890');
+  });
+
   it('keeps the key out of error messages and hints', async () => {
     server.handle((_req, res) => json(res, 401, { error: 'bad key' }));
     const error = (await fireEvent({ triggerId: 't', userId: 'u' }, options()).catch((e: unknown) => e)) as ServiceError;
