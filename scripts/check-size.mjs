@@ -58,11 +58,12 @@
 // audit24: --journal/--failed naming a folder, a file in the way or a loop of links is exit 2 in words, not 70; one column for two
 // --columns roles refused; a failed file that could not be written under a journal prints the --resume (+29).
 // fix24a: the library refuses an id that is no string, and a missing key or base URL, as a UsageError (audit24, +10); the exit-70
-// line names where to report, one function the Action uses too (+3); the library's timeoutMs a day at most, a bigint value sent (+3).
+// line names where to report, one function the Action uses too (+3); the library's timeoutMs a day at most, a bigint value sent (+3),
+// a library caller's bad value named value, not --value (+1).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_813;
+const BUDGET = 11_814;
 const GOAL = 11_600;
 
 function lines(dir) {

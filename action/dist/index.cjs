@@ -5355,8 +5355,8 @@ function parseValue(raw, label = "--value") {
   const exp = exponent === void 0 ? "" : `e${exponent}`;
   return { json: `${sign}${int}${frac}${exp}` };
 }
-function valueFromInput(value) {
-  if (typeof value === "string") return parseValue(value);
+function valueFromInput(value, label = "--value") {
+  if (typeof value === "string") return parseValue(value, label);
   if (typeof value === "bigint") return { json: String(value) };
   if (!Number.isFinite(value)) throw new UsageError(`value must be a finite number; got ${String(value)}`);
   return { json: JSON.stringify(value) };
@@ -5409,9 +5409,9 @@ function encodeSegment(segment, name) {
 function eventPath(triggerId, userId) {
   return `/v1/triggers/${encodeSegment(triggerId, "triggerId")}/users/${encodeSegment(userId, "userId")}/events`;
 }
-function prepareEvent(input2) {
+function prepareEvent(input2, label = "--value") {
   const { triggerId, userId, value } = Object(input2);
-  return eventOf(triggerId, userId, value === void 0 ? void 0 : valueFromInput(value));
+  return eventOf(triggerId, userId, value === void 0 ? void 0 : valueFromInput(value, label));
 }
 function eventOf(triggerId, userId, value) {
   return { triggerId, userId, value, path: eventPath(triggerId, userId), body: value === void 0 ? "{}" : `{"value":${value.json}}` };
@@ -32504,7 +32504,7 @@ var init_client = __esm({
       }
       /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
       async fire(input2, options = {}) {
-        const event = "path" in Object(input2) ? input2 : prepareEvent(input2);
+        const event = "path" in Object(input2) ? input2 : prepareEvent(input2, "value");
         if (!this.#dispatcher) await this.ready();
         const started = monotonicMs();
         for (let attempt = 1; ; attempt++) {

@@ -154,7 +154,7 @@ export class TriggerClient {
 
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
   async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
-    const event = 'path' in Object(input) ? (input as PreparedEvent) : prepareEvent(input as EventInput);
+    const event = 'path' in Object(input) ? (input as PreparedEvent) : prepareEvent(input as EventInput, 'value');
     if (!this.#dispatcher) await this.ready(); // loading undici is start-up, not the service's time
     const started = monotonicMs();
     // A small loop, the judging done in #judge: an await saves and restores all of a function's locals, measurably at batch rates.

@@ -75,8 +75,8 @@ export function parseValue(raw: string, label = '--value'): EventValue {
 }
 
 /** A value given as a string (parsed as --value is), a number (a library caller's, or JSON's) or a bigint. */
-export function valueFromInput(value: string | number | bigint): EventValue {
-  if (typeof value === 'string') return parseValue(value);
+export function valueFromInput(value: string | number | bigint, label = '--value'): EventValue {
+  if (typeof value === 'string') return parseValue(value, label);
   if (typeof value === 'bigint') return { json: String(value) }; // every digit, as a string's
   if (!Number.isFinite(value)) throw new UsageError(`value must be a finite number; got ${String(value)}`);
   return { json: JSON.stringify(value) };
@@ -152,9 +152,10 @@ export function eventPath(triggerId: string, userId: string): string {
 /** What a JavaScript caller gave where the types ask for a string: "undefined", "null", "a number", "an object". */
 export const gotType = (v: unknown): string => (v == null ? String(v) : `${typeof v === 'object' ? 'an' : 'a'} ${typeof v}`);
 
-export function prepareEvent(input: EventInput): PreparedEvent {
+/** The event to send; `label` names a bad value: the flag for `fire`, the property (`value`) for the library's client (audit24). */
+export function prepareEvent(input: EventInput, label = '--value'): PreparedEvent {
   const { triggerId, userId, value } = Object(input) as EventInput; // no event at all: its ids are missing
-  return eventOf(triggerId, userId, value === undefined ? undefined : valueFromInput(value));
+  return eventOf(triggerId, userId, value === undefined ? undefined : valueFromInput(value, label));
 }
 
 /** The event for a value already parsed (a batch row's). */

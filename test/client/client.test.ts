@@ -284,6 +284,18 @@ describe('typed failures', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['1e999', 'value 1e999 is beyond the range of a double-precision number'],
+    ['abc', 'value must be a decimal number such as 9.99, -3 or 1e3; got "abc"'],
+  ])('a bad value %s names the property value, not the flag --value', async (value, message) => {
+    const error = await fireEvent({ triggerId: 't', userId: 'u', value }, options()).catch((e: unknown) => e);
+    const fired = await createClient(options())
+      .fire({ triggerId: 't', userId: 'u', value })
+      .catch((e: unknown) => e);
+    expect([(error as Error).message, (fired as Error).message]).toEqual([message, message]);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('a bigint value is sent with every digit (it was refused as "not a finite number")', async () => {
     const result = await fireEvent({ triggerId: 't', userId: 'u', value: 12345678901234567890n }, options());
     expect(server.requests.map((r) => r.body)).toEqual(['{"value":12345678901234567890}']);
