@@ -123,8 +123,10 @@ function look(lock: string, rules: Rules): Look {
 /** Puts the lock in place whole; false when one is there already. Throws what the file system says. */
 function create(lock: string, text: string, mode: number): boolean {
   const temp = `${lock}.${process.pid}.tmp`;
+  // Made new, never through what is at its name: a link planted there in a shared folder was followed, its file overwritten (review24).
+  fs.rmSync(temp, { force: true });
   try {
-    fs.writeFileSync(temp, text, { mode });
+    fs.writeFileSync(temp, text, { mode, flag: 'wx' });
     fs.linkSync(temp, lock);
     return true;
   } catch (error) {
@@ -272,7 +274,15 @@ export function throughLinks(file: string): string {
 /** The lock of the file itself, by device and inode, which every name of it (a hard link) finds: in the temporary folder. */
 const inodeLock = (file: string) => {
   const stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
-  return stat && path.join(os.tmpdir(), `.trigger-${stat.dev}-${stat.ino}.lock`);
+  if (!stat) return undefined;
+  // This user's own folder (0700), not the temporary one, where another user could plant a link at the lock's name (a batch then wrote
+  // over the file it named), hold every batch off, or leave a lock nobody else may remove; nor did two TMPDIRs see each other (review24).
+  const folder = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'trigger', 'locks');
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const own = fs.lstatSync(folder);
+  if (!own.isDirectory() || own.uid !== process.getuid?.() || (own.mode & 0o077) !== 0)
+    throw new Error(`${folder} is not this user's alone`);
+  return path.join(folder, `${stat.dev}-${stat.ino}.lock`);
 };
 
 /**
@@ -317,7 +327,7 @@ export class FileLock {
         if (!lock || this.paths.includes(lock)) continue;
         blocked = take(lock, this.#text, BATCH, cannot(lock));
       } catch (error) {
-        if (own) continue; // a temporary folder that cannot be written (a read-only container): the name's lock alone, as before
+        if (own) continue; // no folder of this user's own (a read-only home): the name's lock alone, as before
         throw error;
       }
       if (blocked) this.release();

@@ -77,34 +77,62 @@ describe('FileLock', () => {
     FileLock.acquire(guarded(), 'the journal j', 'wait').release();
   });
 
+  /** Runs `body` with XDG_CACHE_HOME set to `cache`, where the locks by inode go (this user's own folder, not the machine's). */
+  const withCache = (cache: string, body: () => void) => {
+    const before = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = cache;
+    try {
+      body();
+    } finally {
+      if (before === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = before;
+    }
+  };
+
   it('a file that exists is locked by its device and inode too: a hard link to it is refused while it is held (trust24)', () => {
-    fs.writeFileSync(guarded(), '');
-    fs.linkSync(guarded(), path.join(dir, 'hard.journal'));
-    const lock = FileLock.acquire(guarded(), 'the journal j', 'wait');
-    const own = lock.paths.find((p) => p !== lockFile())!;
-    expect(path.dirname(own)).toBe(os.tmpdir());
-    // Held by another live process (this one's parent), as a second run would find it.
-    fs.writeFileSync(own, JSON.stringify({ pid: process.ppid, host: os.hostname(), since: 'then' }));
-    expect(() => FileLock.acquire(path.join(dir, 'hard.journal'), 'the journal hard.journal', 'wait')).toThrow(
-      /^the journal hard\.journal is in use by another batch \(pid \d+, since then\)/,
-    );
-    expect(fs.existsSync(path.join(dir, '.hard.journal.lock')), 'the name lock of the refused run is given up').toBe(false);
-    fs.rmSync(own);
-    lock.release();
+    withCache(path.join(dir, 'cache'), () => {
+      fs.writeFileSync(guarded(), '');
+      fs.linkSync(guarded(), path.join(dir, 'hard.journal'));
+      const lock = FileLock.acquire(guarded(), 'the journal j', 'wait');
+      const own = lock.paths.find((p) => p !== lockFile())!;
+      // In this user's own folder, 0700: not the temporary folder, where another user could plant a link at its name (review24).
+      expect(path.dirname(own)).toBe(path.join(dir, 'cache', 'trigger', 'locks'));
+      expect(fs.statSync(path.dirname(own)).mode & 0o777).toBe(0o700);
+      // Held by another live process (this one's parent), as a second run would find it.
+      fs.writeFileSync(own, JSON.stringify({ pid: process.ppid, host: os.hostname(), since: 'then' }));
+      expect(() => FileLock.acquire(path.join(dir, 'hard.journal'), 'the journal hard.journal', 'wait')).toThrow(
+        /^the journal hard\.journal is in use by another batch \(pid \d+, since then\)/,
+      );
+      expect(fs.existsSync(path.join(dir, '.hard.journal.lock')), 'the name lock of the refused run is given up').toBe(false);
+      fs.rmSync(own);
+      lock.release();
+    });
   });
 
-  it('a temporary folder that cannot be written leaves the name lock alone, as before (a read-only container)', () => {
-    fs.writeFileSync(guarded(), '');
-    const tmp = process.env.TMPDIR;
-    process.env.TMPDIR = path.join(dir, 'no', 'such');
-    try {
+  it("a link planted at the lock's temporary name (a shared folder) is not followed: the file it names is not written (review24)", () => {
+    const victim = path.join(dir, 'victim.txt');
+    fs.writeFileSync(victim, 'precious\n');
+    fs.symlinkSync(victim, `${lockFile()}.${process.pid}.tmp`);
+    FileLock.acquire(guarded(), 'the journal j', 'wait').release();
+    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n'); // was: the lock's JSON
+  });
+
+  it.each([
+    ['cannot be made (a read-only home)', (cache: string) => fs.writeFileSync(cache, 'a file where the folder would be')],
+    [
+      "is not this user's alone (others may write in it)",
+      (cache: string) => fs.mkdirSync(path.join(cache, 'trigger', 'locks'), { recursive: true, mode: 0o777 }),
+    ],
+  ])('a locks folder that %s leaves the name lock alone, as before', (_, make) => {
+    const cache = path.join(dir, 'cache2');
+    make(cache);
+    if (fs.existsSync(path.join(cache, 'trigger'))) fs.chmodSync(path.join(cache, 'trigger', 'locks'), 0o777);
+    withCache(cache, () => {
+      fs.writeFileSync(guarded(), '');
       const lock = FileLock.acquire(guarded(), 'the journal j', 'wait');
       expect(lock.paths).toEqual([lockFile()]);
       lock.release();
-    } finally {
-      if (tmp === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = tmp;
-    }
+    });
   });
 
   it('names the folder that cannot hold it (exit 2), not a stack', () => {
