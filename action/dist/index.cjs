@@ -4443,6 +4443,12 @@ function plainNumber(pattern2, min, max, expected) {
     return n;
   };
 }
+function afterLine(text) {
+  const [n = "", check2, more] = text.split(":");
+  if (more !== void 0 || check2 !== void 0 && !/^[0-9a-f]{8}$/.test(check2))
+    throw new InvalidArgumentError("expected a line number, e.g. 1000 (or <n>:<check>, as a stopped batch prints it)");
+  return { line: line(n), check: check2 };
+}
 function shard(text) {
   try {
     return parseShard(text);
@@ -35952,8 +35958,9 @@ function look(lock, rules) {
 }
 function create(lock, text, mode2) {
   const temp = `${lock}.${process.pid}.tmp`;
+  import_node_fs4.default.rmSync(temp, { force: true });
   try {
-    import_node_fs4.default.writeFileSync(temp, text, { mode: mode2 });
+    import_node_fs4.default.writeFileSync(temp, text, { mode: mode2, flag: "wx" });
     import_node_fs4.default.linkSync(temp, lock);
     return true;
   } catch (error2) {
@@ -36077,7 +36084,13 @@ var init_lock = __esm({
     sleep = (ms) => new Promise((resolve2) => setTimeout(resolve2, ms));
     inodeLock = (file) => {
       const stat = import_node_fs4.default.statSync(file, { bigint: true, throwIfNoEntry: false });
-      return stat && import_node_path3.default.join(import_node_os3.default.tmpdir(), `.trigger-${stat.dev}-${stat.ino}.lock`);
+      if (!stat) return void 0;
+      const folder = import_node_path3.default.join(process.env.XDG_CACHE_HOME || import_node_path3.default.join(import_node_os3.default.homedir(), ".cache"), "trigger", "locks");
+      import_node_fs4.default.mkdirSync(folder, { recursive: true, mode: 448 });
+      const own = import_node_fs4.default.lstatSync(folder);
+      if (!own.isDirectory() || own.uid !== process.getuid?.() || (own.mode & 63) !== 0)
+        throw new Error(`${folder} is not this user's alone`);
+      return import_node_path3.default.join(folder, `${stat.dev}-${stat.ino}.lock`);
     };
     FileLock = class _FileLock {
       constructor(file, what) {
@@ -42194,6 +42207,14 @@ async function* rowsUntilDamage(name, { rows: rows2 }, input2, base) {
   }
   return last;
 }
+function rowsSum(sum, rows2) {
+  for (const row of rows2)
+    for (const text of [row.triggerId, row.userId, row.value]) {
+      for (let k = 0; k < (text?.length ?? 0); k++) sum = Math.imul(sum ^ text.charCodeAt(k), 16777619);
+      sum = Math.imul(sum ^ 31, 16777619);
+    }
+  return sum;
+}
 function spent(stop, chunk) {
   if (stop.more === void 0 || chunk.length === 0) return false;
   stop.more -= chunk.length;
@@ -42210,15 +42231,29 @@ async function* rowsOfFiles(input2, options, stop, one) {
   for (const [i, file] of input2.files.entries()) {
     const rows2 = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input2, one ? void 0 : base);
     let next;
+    let [sum, held2] = [2166136261, !stop.check || i > 0];
+    const hold = () => {
+      if (sumText(sum) !== stop.check) throw changed(file.name, stop.after);
+      held2 = true;
+    };
     while (!(next = await rows2.next()).done) {
-      if (i === 0 && stop.after && !(next.value = next.value.filter((row) => row.line > stop.after)).length) continue;
+      if (i === 0 && stop.after) {
+        const skipped = next.value.filter((row) => row.line <= stop.after);
+        sum = rowsSum(sum, skipped);
+        if (!(next.value = next.value.slice(skipped.length)).length) continue;
+      }
+      if (!held2) hold();
       if (!input2.damaged && spent(stop, next.value)) {
-        input2.cut = { dropped: 0, file: file.name, line: next.value[0].line - 1, later: input2.files.slice(i + 1).map((f) => f.name) };
+        const later = input2.files.slice(i + 1).map((f) => f.name);
+        input2.cut = { dropped: 0, file: file.name, line: next.value[0].line - 1, later, check: sumText(sum) };
         await rows2.return(0);
         return;
       }
+      sum = rowsSum(sum, next.value);
       yield next.value;
     }
+    if (!held2) hold();
+    if (input2.damaged?.file === file.name) input2.damaged.check ??= sumText(sum);
     base += next.value;
   }
 }
@@ -42269,7 +42304,7 @@ async function openInputs(sources, options = {}) {
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
   const parquet = files.some((f) => f.format === "parquet");
   const normalized = !one || parquet || columns ? { file: !one } : void 0;
-  const stop = { after: options.afterLine };
+  const stop = { after: options.afterLine?.line, check: options.afterLine?.check };
   const input2 = {
     files,
     sources,
@@ -42312,7 +42347,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, stopAt;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, sumText, changed, stopAt;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42340,6 +42375,10 @@ var init_input = __esm({
       hint: "give the file by its name: trigger batch export.parquet"
     });
     isPart = (name) => !name.startsWith(".") && !name.startsWith("_") && !/(^|_)manifest$/.test(name);
+    sumText = (sum) => (sum >>> 0).toString(16).padStart(8, "0");
+    changed = (file, line2) => new UsageError(`${file} has changed since the batch stopped: its rows up to line ${line2} are not the ones it read; nothing was sent`, {
+      hint: "put back the file that batch read and run the command again; of a file written anew, which rows were sent cannot be told"
+    });
     stopAt = (stop, more, ms = Infinity) => void (stop.more === void 0 && Object.assign(stop, { more, until: Date.now() + ms }));
   }
 });
@@ -42638,11 +42677,11 @@ function refuseToCarryOn(file, loaded, options) {
   };
   const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
   if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
-  const changed = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
-  if (changed >= 0) {
-    const w = was[changed];
-    const whose = was.length === 1 ? "" : ` (file ${changed + 1} of ${was.length})`;
-    const message = `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed].path} is not the same file content`;
+  const changed2 = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
+  if (changed2 >= 0) {
+    const w = was[changed2];
+    const whose = was.length === 1 ? "" : ` (file ${changed2 + 1} of ${was.length})`;
+    const message = `the journal ${file} was made for another input${whose} (${w.path}, ${plural(w.size, "byte")}); ${now[changed2].path} is not the same file content`;
     throw new UsageError(message, hint);
   }
   if ((header.shard ?? "") !== (options.shard ?? "")) {
@@ -42659,9 +42698,9 @@ function refuseToCarryOn(file, loaded, options) {
   const catalog = options.catalog ?? null;
   if (before !== void 0 && (before?.sha256 ?? null) !== (catalog?.sha256 ?? null)) {
     const then = before ? `the catalog ${before.path}` : "no catalog";
-    const changed2 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
+    const changed3 = before && catalog && before.path === catalog.path ? `${then}, which has changed since` : `${then}, not ${catalog ? `the catalog ${catalog.path}` : "without one"}`;
     const next = before ? `restore that catalog to resume, or name a new --journal` : "resume with --no-catalog, or name a new --journal";
-    throw new UsageError(`the journal ${file} was made with ${changed2}; nothing was sent`, { hint: next });
+    throw new UsageError(`the journal ${file} was made with ${changed3}; nothing was sent`, { hint: next });
   }
   if (header.format !== options.format) {
     const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
@@ -42924,10 +42963,10 @@ function resumeCommand(input2, options) {
   if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   if (options.from) args.push("--from", shellQuote(options.from));
-  if (options.afterLine) args.push("--after-line", String(options.afterLine));
+  if (options.afterLine) args.push("--after-line", afterWords(options.afterLine));
   return args.join(" ");
 }
-function restCommand(input2, options, { file, line: line2, later = [] }, cwd) {
+function restCommand(input2, options, { file, line: line2, later = [], check: check2 }, cwd) {
   const found2 = input2.files.find((f) => f.name === file);
   if (!found2) return void 0;
   const { name: base, ext } = import_node_path13.default.parse(compressionFromName(import_node_path13.default.basename(file)).inner);
@@ -42941,7 +42980,7 @@ function restCommand(input2, options, { file, line: line2, later = [] }, cwd) {
   const sources = !later.length ? [file] : onward.some((s) => import_node_path13.default.resolve(cwd, s) === import_node_path13.default.resolve(cwd)) ? [file, ...later] : onward;
   const args = ["trigger", "batch", ...sources.map((f) => shellQuote(f)), ...sources[0] === file ? [] : ["--from", shellQuote(file)]];
   if (options.format) args.push("--format", options.format);
-  if (line2 > (FORMAT_TABLE[found2.format].kind === "csv" ? 1 : 0)) args.push("--after-line", String(line2));
+  if (line2 > (FORMAT_TABLE[found2.format].kind === "csv" ? 1 : 0)) args.push("--after-line", afterWords({ line: line2, check: check2 }));
   args.push("--journal", shellQuote(`${name}.journal`), "--resume", "--failed", shellQuote(`${name}-failed${failedExt}`));
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push("--columns", shellQuote(options.columns));
@@ -42951,6 +42990,7 @@ function restCommand(input2, options, { file, line: line2, later = [] }, cwd) {
 function openWritten(input2, header, options, catalog, folder, warn) {
   const dryRun = options.dryRun === true;
   const written = { failed: void 0, journal: void 0, locks: [] };
+  let made = false;
   const open = (file, lazy) => new FailedFile(file, input2.format, header, { lazy, normalized: input2.normalized });
   const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
   try {
@@ -42971,6 +43011,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
       written.failed = open(defaultFailedName(input2.format, folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
+      made = !import_node_fs12.default.existsSync(options.journal);
       const from = options.from && import_node_path13.default.resolve(options.from);
       written.journal = Journal.open(options.journal, {
         catalog,
@@ -42978,13 +43019,15 @@ function openWritten(input2, header, options, catalog, folder, warn) {
         inputs: input2.files.map((f) => fingerprint(f.path)),
         format: input2.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
-        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine, from },
+        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine?.line, from },
         resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
       });
       written.locks[0].cover(hint);
     }
   } catch (error2) {
     written.failed?.close(false);
+    written.journal?.close(false);
+    if (made && written.journal) import_node_fs12.default.rmSync(written.journal.path, { force: true });
     for (const taken of written.locks) taken.release();
     throw error2;
   }
@@ -42995,6 +43038,7 @@ function settleWritten({ failed, journal, locks }, complete, noneSettled = false
     const unchanged = failed && journal?.completedWith === import_node_path13.default.resolve(failed.path) && !journal.sentHere && import_node_fs12.default.existsSync(failed.path);
     failed?.close(!unchanged && !noneSettled);
     journal?.close(complete, failed && !failed.inPlace ? failed.path : void 0, rest);
+    if (noneSettled && journal && !journal.resumed) import_node_fs12.default.rmSync(journal.path, { force: true });
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -43022,7 +43066,7 @@ function defaultFailedName(format2, folder, locks, warn) {
     lock?.release();
   }
 }
-var import_node_fs12, import_node_path13, inFolder;
+var import_node_fs12, import_node_path13, inFolder, afterWords;
 var init_files = __esm({
   "src/batch/files.ts"() {
     "use strict";
@@ -43038,6 +43082,7 @@ var init_files = __esm({
     init_lock();
     init_rows();
     inFolder = (cwd, file) => file === "-" || import_node_path13.default.isAbsolute(file) || import_node_path13.default.resolve(file) === import_node_path13.default.resolve(cwd, file) ? file : import_node_path13.default.resolve(cwd, file);
+    afterWords = ({ line: line2, check: check2 }) => check2 ? `${line2}:${check2}` : String(line2);
   }
 });
 
@@ -44480,7 +44525,7 @@ function command2(program2, ctx) {
   ).option("--journal <file>", "record each row's progress here, so that a run that was killed can be carried on with --resume").option("--resume", "carry on the batch the --journal records: rows already accepted or kept are not sent again").option("--retry-unknown", "send rows whose outcome an earlier run could not know (they may have been recorded)").option("--shard <i>/<n>", "send only shard i of n (split by a stable hash of the user id), for n jobs sharing one file", shard).option(
     "--after-line <n>",
     "skip the rows up to line n of the first file read (--from's, if given): what a stopped batch prints to send the rest",
-    line
+    afterLine
   ).option("--from <file>", "start at this file of the inputs (a folder's: in name order); the files before it are not read").addHelpText("after", HELP);
   addServiceOptions(batchCommand);
   batchCommand.options.find((o) => o.long === "--dry-run").description = "check every row and send nothing (prints no curl commands)";

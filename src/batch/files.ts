@@ -9,7 +9,7 @@ import { shellQuote } from '../output/render.js';
 import { errnoWords } from '../errno.js';
 import { FailedFile } from './failed.js';
 import { compressionFromName, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
-import { isPart, type Input } from './input.js';
+import { isPart, type AfterLine, type Input } from './input.js';
 import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
 import type { Shard } from './shard.js';
@@ -26,7 +26,7 @@ export interface BatchFiles {
   /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
   columns?: string | undefined;
   /** --after-line: the first file's rows up to this line are not read (what a stopped batch prints for the rows it left). */
-  afterLine?: number | undefined;
+  afterLine?: AfterLine | undefined;
   from?: string | undefined; // --from: the files before this one are not read (a stopped batch's rest of a folder)
 }
 
@@ -175,7 +175,7 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
   if (options.from) args.push('--from', shellQuote(options.from));
-  if (options.afterLine) args.push('--after-line', String(options.afterLine));
+  if (options.afterLine) args.push('--after-line', afterWords(options.afterLine));
   return args.join(' ');
 }
 
@@ -184,8 +184,9 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
  * nothing a shell without them cannot run), with its own journal (safe to run twice). A compressed file is tested whole first: one
  * damaged past the cut would bind that journal to the damaged bytes (sigaudit21), and the copy made whole again would be refused.
  */
-export type RestOf = { file: string; line: number; later?: string[] | undefined };
-export function restCommand(input: Input, options: BatchFiles, { file, line, later = [] }: RestOf, cwd: string): string | undefined {
+const afterWords = ({ line, check }: AfterLine) => (check ? `${line}:${check}` : String(line));
+export type RestOf = { file: string; line: number; later?: string[] | undefined; check?: string | undefined };
+export function restCommand(input: Input, options: BatchFiles, { file, line, later = [], check }: RestOf, cwd: string): string | undefined {
   const found = input.files.find((f) => f.name === file);
   if (!found) return undefined;
   const { name: base, ext } = path.parse(compressionFromName(path.basename(file)).inner);
@@ -202,7 +203,7 @@ export function restCommand(input: Input, options: BatchFiles, { file, line, lat
   const sources = !later.length ? [file] : onward.some((s) => path.resolve(cwd, s) === path.resolve(cwd)) ? [file, ...later] : onward;
   const args = ['trigger', 'batch', ...sources.map((f) => shellQuote(f)), ...(sources[0] === file ? [] : ['--from', shellQuote(file)])];
   if (options.format) args.push('--format', options.format);
-  if (line > (FORMAT_TABLE[found.format].kind === 'csv' ? 1 : 0)) args.push('--after-line', String(line));
+  if (line > (FORMAT_TABLE[found.format].kind === 'csv' ? 1 : 0)) args.push('--after-line', afterWords({ line, check }));
   args.push('--journal', shellQuote(`${name}.journal`), '--resume', '--failed', shellQuote(`${name}-failed${failedExt}`));
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
@@ -233,6 +234,7 @@ export function openWritten(
 ): Written {
   const dryRun = options.dryRun === true;
   const written: Written = { failed: undefined, journal: undefined, locks: [] };
+  let made = false; // whether this run made the journal
   const open = (file: string, lazy: boolean) => new FailedFile(file, input.format, header, { lazy, normalized: input.normalized });
   const hint =
     'wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice';
@@ -255,6 +257,7 @@ export function openWritten(
       written.failed = open(defaultFailedName(input.format, folder, written.locks, warn), true);
     }
     if (options.journal && !dryRun) {
+      made = !fs.existsSync(options.journal);
       const from = options.from && path.resolve(options.from); // as a path from anywhere
       written.journal = Journal.open(options.journal, {
         catalog,
@@ -262,13 +265,15 @@ export function openWritten(
         inputs: input.files.map((f) => fingerprint(f.path)),
         format: input.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
-        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine, from },
+        read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine?.line, from },
         resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),
       });
       written.locks[0]!.cover(hint); // a journal made now has a lock of its own too, which a hard link to it finds
     }
   } catch (error) {
     written.failed?.close(false);
+    written.journal?.close(false);
+    if (made && written.journal) fs.rmSync(written.journal.path, { force: true }); // refused after it was made: none left behind (review24)
     for (const taken of written.locks) taken.release();
     throw error;
   }
@@ -284,6 +289,8 @@ export function settleWritten({ failed, journal, locks }: Written, complete: boo
     const unchanged = failed && journal?.completedWith === path.resolve(failed.path) && !journal.sentHere && fs.existsSync(failed.path);
     failed?.close(!unchanged && !noneSettled);
     journal?.close(complete, failed && !failed.inPlace ? failed.path : undefined, rest);
+    // Made by a run refused before a row settled (a rest whose file changed): none left to refuse the next paste as another input.
+    if (noneSettled && journal && !journal.resumed) fs.rmSync(journal.path, { force: true });
   } finally {
     for (const lock of locks) lock.release();
   }

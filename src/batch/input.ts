@@ -52,9 +52,9 @@ export interface Input {
   /** Lets go of standard input at once, read or not (a run that ends with an error). */
   close(): void;
   /** Set when reading stopped before the end: standard input's partial last line dropped, or a file's rows after `line` (and `later` files) not read. */
-  cut: { dropped: number; file?: undefined } | { dropped: 0; file: string; line: number; later: string[] } | undefined;
+  cut: { dropped: number; file?: undefined } | { dropped: 0; file: string; line: number; later: string[]; check: string } | undefined;
   /** Set when a file's compressed data could not be read on after `line`: the rest of that file is in no place. */
-  damaged?: { file: string; line: number; why: string };
+  damaged?: { file: string; line: number; why: string; check?: string };
   /** Told when `damaged` is set, before a later file's row is handed on. */
   onDamage?: ((damage: NonNullable<Input['damaged']>) => void) | undefined;
 }
@@ -431,7 +431,7 @@ interface OpenOptions {
   stdin?: Readable | undefined;
   cwd?: string | undefined; // The folder the sources are named in (default: this process's).
   read?: ReadOptions | undefined; // How rows will be read: a Parquet file's columns are found when it is opened.
-  afterLine?: number | undefined; // The first file's rows up to this line are not read (--after-line).
+  afterLine?: AfterLine | undefined; // The first file's rows up to this line are not read (--after-line), held to its check.
   from?: string | undefined; // --from: the files before this one are not read
 }
 
@@ -456,8 +456,28 @@ async function* rowsUntilDamage(name: string, { rows }: RowSource, input: Input,
   return last;
 }
 
-/** After a signal: rows left to read; and the first file's rows up to `after` not read at all (--after-line). */
-type Stop = { more?: number; until?: number; after?: number | undefined };
+/** After a signal: rows left to read; and the first file's rows up to `after` not read at all (--after-line), their rowsSum `check`. */
+type Stop = { more?: number; until?: number; after?: number | undefined; check?: string | undefined };
+/** --after-line <n>, and the check a stopped batch prints with it (<n>:<check>). */
+export type AfterLine = { line: number; check?: string | undefined };
+
+/**
+ * FNV-1a over rows' ids and values, to the line a batch stopped reading at, printed as its rest's `--after-line <n>:<check>`: read again,
+ * the file must give the same (audit24: an export written anew between stop and paste sent 19,673 rows twice, as many never, silently).
+ */
+function rowsSum(sum: number, rows: Row[]): number {
+  for (const row of rows)
+    for (const text of [row.triggerId, row.userId, row.value]) {
+      for (let k = 0; k < (text?.length ?? 0); k++) sum = Math.imul(sum ^ text!.charCodeAt(k), 0x01000193);
+      sum = Math.imul(sum ^ 0x1f, 0x01000193); // a separator: "ab","c" is not "a","bc"
+    }
+  return sum;
+}
+const sumText = (sum: number) => (sum >>> 0).toString(16).padStart(8, '0');
+const changed = (file: string, line: number) =>
+  new UsageError(`${file} has changed since the batch stopped: its rows up to line ${line} are not the ones it read; nothing was sent`, {
+    hint: 'put back the file that batch read and run the command again; of a file written anew, which rows were sent cannot be told',
+  });
 
 /** Whether the rows a signal left to read (`more`), or its time, were spent before `chunk`; if not, the rows are counted down by it. */
 function spent(stop: Stop, chunk: Row[]): boolean {
@@ -482,16 +502,30 @@ async function* rowsOfFiles(input: Input, options: ReadOptions, stop: Stop, one?
   for (const [i, file] of input.files.entries()) {
     const rows = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input, one ? undefined : base);
     let next: IteratorResult<Row[], number>;
+    let [sum, held] = [0x811c9dc5, !stop.check || i > 0]; // held: the rows up to --after-line are found to be those of its check
+    const hold = () => {
+      if (sumText(sum) !== stop.check) throw changed(file.name, stop.after!);
+      held = true;
+    };
     while (!(next = await rows.next()).done) {
+      if (i === 0 && stop.after) {
+        const skipped = next.value.filter((row) => row.line <= stop.after!);
+        sum = rowsSum(sum, skipped);
+        if (!(next.value = next.value.slice(skipped.length)).length) continue;
+      }
+      if (!held) hold(); // before a row of the file is handed on
       // Once a file was damaged the rows after it are all kept: the summary prints one command for the rest, its own.
-      if (i === 0 && stop.after && !(next.value = next.value.filter((row) => row.line > stop.after!)).length) continue;
       if (!input.damaged && spent(stop, next.value)) {
-        input.cut = { dropped: 0, file: file.name, line: next.value[0]!.line - 1, later: input.files.slice(i + 1).map((f) => f.name) };
+        const later = input.files.slice(i + 1).map((f) => f.name);
+        input.cut = { dropped: 0, file: file.name, line: next.value[0]!.line - 1, later, check: sumText(sum) };
         await rows.return(0);
         return;
       }
+      sum = rowsSum(sum, next.value);
       yield next.value;
     }
+    if (!held) hold(); // a file that ends before the line is not the one read either
+    if (input.damaged?.file === file.name) input.damaged.check ??= sumText(sum);
     base += next.value;
   }
 }
@@ -552,7 +586,7 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   const one = files.length === 1 && sources.length === 1 && files[0]!.name === sources[0] ? files[0] : undefined;
   const parquet = files.some((f) => f.format === 'parquet');
   const normalized = !one || parquet || columns ? { file: !one } : undefined;
-  const stop: Stop = { after: options.afterLine };
+  const stop: Stop = { after: options.afterLine?.line, check: options.afterLine?.check };
   const input: Input = {
     files,
     sources,

@@ -100,7 +100,7 @@ export function command(program: Command, ctx: Context): Command {
     .option(
       '--after-line <n>',
       "skip the rows up to line n of the first file read (--from's, if given): what a stopped batch prints to send the rest",
-      parse.line,
+      parse.afterLine,
     )
     .option('--from <file>', "start at this file of the inputs (a folder's: in name order); the files before it are not read")
     .addHelpText('after', HELP);

@@ -3,6 +3,7 @@
  * InvalidArgumentError with what was expected (commander names the option and the value itself).
  */
 import { InvalidArgumentError } from 'commander';
+import type { AfterLine } from '../batch/input.js';
 import { parseShard, type Shard } from '../batch/shard.js';
 
 /** A number written plainly (as `pattern` takes it) from min to max; else it says what was `expected`. */
@@ -24,6 +25,13 @@ export const rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1_000_000, 'a number 
 export const fraction = plainNumber(DECIMAL, 0, 1, 'a share from 0 to 1, e.g. 0.25');
 export const retries = wholeNumber(0, 100);
 export const line = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a line number, e.g. 1000');
+/** --after-line <n>, or <n>:<check> as a stopped batch prints it (a check of the rows up to n: input.ts). */
+export function afterLine(text: string): AfterLine {
+  const [n = '', check, more] = text.split(':');
+  if (more !== undefined || (check !== undefined && !/^[0-9a-f]{8}$/.test(check)))
+    throw new InvalidArgumentError('expected a line number, e.g. 1000 (or <n>:<check>, as a stopped batch prints it)');
+  return { line: line(n), check };
+}
 
 export const concurrency = (text: string): number | 'auto' =>
   text.trim().toLowerCase() === 'auto' ? 'auto' : wholeNumber(1, 256, 'auto, or a whole number from 1 to 256')(text);

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { halfGzip } from '../helpers/batch.js';
+import { checkOf, halfGzip } from '../helpers/batch.js';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
 import { json, type TestServer } from '../helpers/server.js';
 
@@ -32,8 +32,9 @@ it('a .gz cut short in a GitHub Actions job: an ::error:: annotation names the f
 
 it("the job's step summary says which rows were not read and the command that sends them", async () => {
   const summary = path.join(sandbox.home, 'step-summary.md');
-  const { cut, line } = await damagedRun('cut2.csv.gz', { GITHUB_STEP_SUMMARY: summary });
+  const { result, cut, line } = await damagedRun('cut2.csv.gz', { GITHUB_STEP_SUMMARY: summary });
+  const check = checkOf(result.stdout + result.stderr);
   expect(fs.readFileSync(summary, 'utf8')).toContain(
-    `The rows after line ${line} of \`${cut}\` were not read; send them with: \`gzip -t ${cut} && trigger batch ${cut} --after-line ${line} --journal cut2-rest.journal`,
+    `The rows after line ${line} of \`${cut}\` were not read; send them with: \`gzip -t ${cut} && trigger batch ${cut} --after-line ${line}:${check} --journal cut2-rest.journal`,
   );
 });

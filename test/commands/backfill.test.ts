@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { openParquet } from '../../src/batch/parquet.js';
 import { parseColumns, type Row } from '../../src/batch/rows.js';
 import { ROOT } from '../helpers/cli.js';
-import { halfGzip } from '../helpers/batch.js';
+import { checkOf, halfGzip } from '../helpers/batch.js';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
 import { json, type TestServer } from '../helpers/server.js';
 
@@ -190,7 +190,7 @@ describe('a folder of gzip part files', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`stopping: ${cut} could not be read on after line`);
     const line = Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]);
-    const rest = `gzip -t ${cut} && trigger batch ${cut} --after-line ${line} --journal cut-rest.journal --resume`;
+    const rest = `gzip -t ${cut} && trigger batch ${cut} --after-line ${line}:${checkOf(result.stdout + result.stderr)} --journal cut-rest.journal --resume`;
     expect(result.stdout).toContain(`then send them with: ${rest} --failed cut-rest-failed.csv`);
     const users = server.requests.map((r) => userOf(r.url).split('-')[0]!);
     const kept = (fs.readFileSync(at('failed.csv'), 'utf8').match(/^t,u\d+/gm) ?? []).map((k) => k.slice(2));

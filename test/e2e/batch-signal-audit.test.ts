@@ -40,7 +40,7 @@ describe('the first signal on a big file, audited', () => {
     });
     expect(result.code).toBe(143);
     const rest = restOf(result.stderr);
-    expect(rest).toMatch(/^gzip -t \S*dl\.csv\.gz && trigger batch \S*dl\.csv\.gz --after-line \d+ /);
+    expect(rest).toMatch(/^gzip -t \S*dl\.csv\.gz && trigger batch \S*dl\.csv\.gz --after-line \d+:[0-9a-f]{8} /);
 
     const pasted = await paste(rest!);
     const valid = new Set(ids);

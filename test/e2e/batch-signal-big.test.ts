@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, paste as pasteIn, run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type TestServer, useServer } from '../helpers/server.js';
-import { answerSlowly, csvRows, keptRows, userOf } from '../helpers/batch.js';
+import { answerSlowly, checkOf, csvRows, keptRows, userOf } from '../helpers/batch.js';
 
 let server: TestServer;
 let box: Sandbox;
@@ -46,7 +46,7 @@ describe('the first signal on a big file', () => {
     expect(result.code).toBe(143);
     const line = Number(/the rows after line (\d+) of /.exec(result.stderr)?.[1]);
     // Was: sed 2,Nd big.csv > big-rest.csv && trigger batch big-rest.csv ...: a copy of the rest, made with sed.
-    const rest = `trigger batch ${input} --after-line ${line} --journal big-rest.journal --resume --failed big-rest-failed.csv`;
+    const rest = `trigger batch ${input} --after-line ${line}:${checkOf(result.stderr)} --journal big-rest.journal --resume --failed big-rest-failed.csv`;
     expect(result.stderr).toContain(`${input} were not read (they are in no failed file); send them with: ${rest}`);
     // Every row read (lines 2 to `line`) is sent or kept, once; no more than 100,000 (and a chunk) kept, as many as 250 ms read.
     const sent = server.requests.map((r) => userOf(r.url));
@@ -121,10 +121,10 @@ describe('the first signal on a big file', () => {
       rests.push(/send them with: (.*)$/m.exec(result.stderr)![1]!);
     }
     expect(rests[0]).toMatch(
-      /^trigger batch \S*s\.csv --after-line \d+ --journal s-1of2-rest\.journal --resume --failed s-1of2-rest-failed\.csv --shard 1\/2$/,
+      /^trigger batch \S*s\.csv --after-line \d+:[0-9a-f]{8} --journal s-1of2-rest\.journal --resume --failed s-1of2-rest-failed\.csv --shard 1\/2$/,
     );
     expect(rests[1]).toMatch(
-      /^trigger batch \S*s\.csv --after-line \d+ --journal s-2of2-rest\.journal --resume --failed s-2of2-rest-failed\.csv --shard 2\/2$/,
+      /^trigger batch \S*s\.csv --after-line \d+:[0-9a-f]{8} --journal s-2of2-rest\.journal --resume --failed s-2of2-rest-failed\.csv --shard 2\/2$/,
     );
     const before = server.requests.length;
     for (const rest of rests) expect((await paste(rest)).code).toBe(0);
@@ -149,10 +149,10 @@ describe('the first signal on a big file', () => {
     }
     // Was: both `--journal data-rest.journal --resume --failed data-rest-failed.csv`; b's rest was refused (another input).
     expect(rests[0]).toMatch(
-      /^trigger batch a\/data\.csv --after-line \d+ --journal a-data-rest\.journal --resume --failed a-data-rest-failed\.csv$/,
+      /^trigger batch a\/data\.csv --after-line \d+:[0-9a-f]{8} --journal a-data-rest\.journal --resume --failed a-data-rest-failed\.csv$/,
     );
     expect(rests[1]).toMatch(
-      /^trigger batch b\/data\.csv --after-line \d+ --journal b-data-rest\.journal --resume --failed b-data-rest-failed\.csv$/,
+      /^trigger batch b\/data\.csv --after-line \d+:[0-9a-f]{8} --journal b-data-rest\.journal --resume --failed b-data-rest-failed\.csv$/,
     );
     for (const rest of [...rests, ...rests]) expect((await paste(rest)).code).toBe(0); // each pasted twice
     const kept = ['a', 'b'].flatMap((f) => keptRows(fs.readFileSync(at(`${f}-kept.csv`), 'utf8')).map((k) => k.user));
@@ -170,7 +170,7 @@ describe('the first signal on a big file', () => {
     expect(result.code).toBe(143);
     // Was: every row read and kept first (1M rows: 2.0 s from the signal to the exit), no command printed.
     const line = Number(/the rows after line (\d+) of /.exec(result.stderr)?.[1]);
-    const rest = `trigger batch ${input} --after-line ${line} --journal q-rest.journal --resume --failed q-rest-failed.csv`;
+    const rest = `trigger batch ${input} --after-line ${line}:${checkOf(result.stderr)} --journal q-rest.journal --resume --failed q-rest-failed.csv`;
     expect(result.stderr).toContain(`${input} were not read (they are in no failed file); send them with: ${rest}`);
     const kept = keptRows(fs.readFileSync(at('q-kept.csv'), 'utf8'));
     expect(kept.length).toBeGreaterThan(0);

@@ -152,3 +152,6 @@ export function halfGzip(file: string): Buffer {
   fs.writeFileSync(file, whole.subarray(0, Math.floor(whole.length / 2)));
   return whole;
 }
+
+/** The check a printed rest command holds its file to (`--after-line <n>:<check>`: input.ts rowsSum). */
+export const checkOf = (output: string) => /--after-line \d+:([0-9a-f]{8})/.exec(output)?.[1] ?? 'none';

@@ -12,6 +12,7 @@ import { openInputs } from '../../src/batch/input.js';
 import type { Row } from '../../src/batch/rows.js';
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-stop-'));
+const sum = expect.stringMatching(/^[0-9a-f]{8}$/) as unknown as string; // the check of the rows read (see the rest's tests)
 const csv = (name: string, n: number) => {
   const rows = Array.from({ length: n }, (_, i) => `t,${name}-${i}`);
   fs.writeFileSync(path.join(folder, name), `triggerId,userId\n${rows.join('\n')}\n`);
@@ -38,7 +39,7 @@ describe('files after the first signal', () => {
     const first = rows.length;
     expect(first).toBeGreaterThan(1_000);
     expect(first).toBeLessThan(2_000); // a chunk or two past `more`, not the file
-    expect(input.cut).toEqual({ dropped: 0, file: a, line: first + 1, later: [b, c] }); // line 1 is the header
+    expect(input.cut).toEqual({ dropped: 0, file: a, line: first + 1, later: [b, c], check: sum }); // line 1 is the header
     expect(rows.at(-1)!.userId).toBe(`${a}-${first - 1}`);
   });
 
@@ -46,14 +47,14 @@ describe('files after the first signal', () => {
     const a = csv('m.csv', 5_000);
     const { input, rows } = await stopAfterFirstChunk([a], 100_000, 0);
     expect(rows.length).toBeLessThan(2_000); // the chunk read at the signal (and one a reader had ready), not the file
-    expect(input.cut).toEqual({ dropped: 0, file: a, line: rows.length + 1, later: [] });
+    expect(input.cut).toEqual({ dropped: 0, file: a, line: rows.length + 1, later: [], check: sum });
   });
 
   it('a stop at a file boundary leaves the next file whole (line 1: its header) and the ones after', async () => {
     const [a, b, c] = [csv('d.csv', 3), csv('e.csv', 3), csv('f.csv', 3)];
     const { input, rows } = await stopAfterFirstChunk([a, b, c], 0);
     expect(rows.map((r) => r.userId)).toEqual([`${a}-0`, `${a}-1`, `${a}-2`]);
-    expect(input.cut).toEqual({ dropped: 0, file: b, line: 1, later: [c] });
+    expect(input.cut).toEqual({ dropped: 0, file: b, line: 1, later: [c], check: '811c9dc5' }); // no row of b read: FNV's start
   });
 
   it('a file read to its end before the stop counts is not cut', async () => {
