@@ -42672,8 +42672,10 @@ function refuseToCarryOn(file, loaded, options) {
     throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, { hint: next });
   }
   const now = options.inputs;
+  const again = `a new --journal would send again the ${plural(loaded.states.filter((x) => x === ACCEPTED).length, "row")} it records as accepted`;
+  const kept = loaded.done && loaded.failed ? `fix the rows it did not accept in ${loaded.failed}, and send that file` : "resume with that input";
   const hint = {
-    hint: loaded.rest ? `a damaged file copied whole again? send the rows after the damage with: ${loaded.rest}` : "resume with the input the journal was made for, or name a new --journal for this one"
+    hint: loaded.rest ? `a damaged file copied whole again? send the rows after the damage with: ${loaded.rest}` : `${kept}; ${again}`
   };
   const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
   if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);

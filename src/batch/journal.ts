@@ -187,10 +187,12 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   }
   const now = options.inputs;
   // After damage the input is copied whole again: a new journal would send its rows again; the rest command it printed does not.
+  // Not "name a new --journal": followed for a failed file fixed by hand after its replay ran, it sent the rows accepted again (audit24).
+  const again = `a new --journal would send again the ${plural(loaded.states.filter((x) => x === ACCEPTED).length, 'row')} it records as accepted`;
+  const kept =
+    loaded.done && loaded.failed ? `fix the rows it did not accept in ${loaded.failed}, and send that file` : 'resume with that input';
   const hint = {
-    hint: loaded.rest
-      ? `a damaged file copied whole again? send the rows after the damage with: ${loaded.rest}`
-      : 'resume with the input the journal was made for, or name a new --journal for this one',
+    hint: loaded.rest ? `a damaged file copied whole again? send the rows after the damage with: ${loaded.rest}` : `${kept}; ${again}`,
   };
   const counts = `${plural(was.length, 'file')} (${what}), and this run reads ${plural(now.length, 'file')}`;
   if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
