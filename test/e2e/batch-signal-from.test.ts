@@ -75,7 +75,7 @@ describe('a folder stopped by a signal prints its rest as the folder --from the 
       const { rest, kept } = await stopped(folder);
       const file = `${folder}/part-1.csv${gz}`;
       const test = gz ? `gzip -t ${file} && ` : '';
-      const shape = `${test}trigger batch ${folder} --from ${file} --after-line (\\d+) --journal ${folder}-part-1-rest.journal --resume --failed ${folder}-part-1-rest-failed.csv`;
+      const shape = `${test}trigger batch ${folder} --from ${file} --after-line (\\d+):[0-9a-f]{8} --journal ${folder}-part-1-rest.journal --resume --failed ${folder}-part-1-rest-failed.csv`;
       const line = Number(new RegExp(`^${shape.replaceAll('.', '\\.')}$`).exec(rest)?.[1]);
       expect(line).toBeGreaterThan(1);
       expect(line).toBeLessThan(120_001);
