@@ -869,7 +869,7 @@ function certName(error2) {
   let e = error2;
   for (let depth = 0; e && depth < 5; depth++, e = e.cause)
     if (e.code === "ERR_TLS_CERT_ALTNAME_INVALID")
-      return `the certificate is trusted but not for this host (${String(e.reason).replace(/\.$/, "")}): use a name it is for, or give it one for this host`;
+      return `the certificate is trusted but not for this host (${String(e.reason).replace(/[.:\s]+$/, "")}): use a name it is for, or give it one for this host`;
   return void 0;
 }
 function privateCa(file = process.env.NODE_EXTRA_CA_CERTS) {
@@ -5682,6 +5682,7 @@ var init_attempt = __esm({
       }
       onResponseError(_controller, error2) {
         if (this.#bodyEnded) return;
+        if (this.#status >= 400 && this.#status < 500 && this.#status !== 408 || this.#status === 503) return this.#cut(error2.message);
         this.#failed(error2);
       }
     };

@@ -177,7 +177,7 @@ function certName(error: unknown): string | undefined {
   let e = error as { code?: unknown; reason?: unknown; cause?: unknown } | undefined;
   for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e)
     if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID')
-      return `the certificate is trusted but not for this host (${String(e.reason).replace(/\.$/, '')}): use a name it is for, or give it one for this host`;
+      return `the certificate is trusted but not for this host (${String(e.reason).replace(/[.:\s]+$/, '')}): use a name it is for, or give it one for this host`;
   return undefined;
 }
 

@@ -65,6 +65,21 @@ describe('trigger fire', () => {
     expect(result.stderr).not.toContain('cannot reach');
   });
 
+  it.each([
+    ['503 Service Unavailable', 2, 3], // not recorded: sent again (--retries 1), then exit 3 (try again later), as a whole 503
+    ['404 Not Found', 1, 1], // refused: exit 1, not sent again
+  ])('a %s whose body is cut short is that refusal, not "outcome unknown" (review24)', async (status, sends, code) => {
+    let requests = 0;
+    const env = await serve((socket) => {
+      requests++;
+      socket.write(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"err`);
+      socket.end();
+    });
+    const result = await run(['fire', 't', 'u', '--retries', '1'], { env });
+    expect([result.code, requests]).toEqual([code, sends]); // was: exit 3, "the outcome is unknown", not sent again
+    expect(result.stderr).not.toContain('outcome is unknown');
+  });
+
   it('an nginx 403 page is shown as its words, never markup', async () => {
     const env = await serve((socket) => socket.write(rawAnswer('403 Forbidden', { 'Content-Type': 'text/html' }, NGINX_403)));
     const result = await run(['fire', 't', 'u'], { env });
