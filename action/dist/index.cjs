@@ -41974,7 +41974,8 @@ function stdinIsFile() {
   }
 }
 function noZstd(name) {
-  const hint = `run trigger with Node 22.15 or later, or decompress it first: zstd -dc ${name} | trigger batch -`;
+  const first = name === "standard input" ? "in the pipe: ... | zstd -dc | trigger batch -" : `in place: zstd -d --rm ${shellQuote(name)}`;
+  const hint = `run trigger with Node 22.15 or later, or decompress it first, ${first}`;
   const problem = `${name} is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it); nothing was sent`;
   return new UsageError(problem, { hint });
 }

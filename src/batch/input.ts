@@ -127,7 +127,9 @@ const zstd = (zlib as unknown as { createZstdDecompress?: (options?: zlib.ZlibOp
 const INFLATED_CHUNK = 64 * 1024;
 
 function noZstd(name: string): UsageError {
-  const hint = `run trigger with Node 22.15 or later, or decompress it first: zstd -dc ${name} | trigger batch -`;
+  // Not `zstd -dc F | trigger batch -`: for a folder's part it sent that part alone, and for a pipe it named "standard input" (audit24).
+  const first = name === 'standard input' ? 'in the pipe: ... | zstd -dc | trigger batch -' : `in place: zstd -d --rm ${shellQuote(name)}`;
+  const hint = `run trigger with Node 22.15 or later, or decompress it first, ${first}`;
   const problem = `${name} is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it); nothing was sent`;
   return new UsageError(problem, { hint });
 }

@@ -233,6 +233,17 @@ describe('zstd', () => {
     expect(result.stderr).toContain(`is zstd-compressed, and Node ${process.version} has no zstd (Node 22.15 and 24 have it)`);
     expect(server.requests).toHaveLength(0);
   });
+  it.runIf(!hasZstd)("a folder's .zst part: the hint decompresses it in place, not into a pipe that sends that part alone", async () => {
+    const folder = path.join(sandbox.home, 'export');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'part-0.csv'), 'triggerId,userId\nt,a\n');
+    fs.copyFileSync(fixture('rows.ndjson.zst'), path.join(folder, 'part-1.ndjson.zst'));
+    const result = await runCommand(['batch', folder, '--columns', WAREHOUSE], sandbox.env);
+    expect(result.code).toBe(2);
+    // Was: "zstd -dc export/part-1.ndjson.zst | trigger batch -": part-0's rows left out.
+    expect(result.stderr).toContain(`or decompress it first, in place: zstd -d --rm ${path.join(folder, 'part-1.ndjson.zst')}`);
+    expect(server.requests).toHaveLength(0);
+  });
 });
 
 describe('the command folder', () => {
