@@ -65,11 +65,11 @@
 // a journal made by a run refused before a row settled is not left behind (+49); a journal refusing another input no longer
 // says "name a new --journal", which sent the accepted rows again, but where the rows not accepted are (+2). review24: a 4xx or 503
 // whose body was cut short is that refusal, not "outcome unknown" (+2). audit24: a Node without zstd's hint decompresses in place
-// (a folder's part) or in the pipe (standard input), not `zstd -dc F | trigger batch -` (+2).
+// (a folder's part) or in the pipe (standard input), not `zstd -dc F | trigger batch -` (+2); 408 is named Request Timeout (+1).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_879;
+const BUDGET = 11_880;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -917,6 +917,7 @@ var init_messages = __esm({
       403: "Forbidden",
       404: "Not Found",
       405: "Method Not Allowed",
+      408: "Request Timeout",
       409: "Conflict",
       413: "Payload Too Large",
       414: "URI Too Long",
@@ -5682,7 +5683,7 @@ var init_attempt = __esm({
       }
       onResponseError(_controller, error2) {
         if (this.#bodyEnded) return;
-        if (this.#status >= 400 && this.#status < 500 && this.#status !== 408 || this.#status === 503) return this.#cut(error2.message);
+        if (this.#status >= 400 && this.#status < 500 || this.#status === 503) return this.#cut(error2.message);
         this.#failed(error2);
       }
     };

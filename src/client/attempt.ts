@@ -232,8 +232,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     // Once the body has been read (and is being decoded), the dropped connection is our own doing.
     if (this.#bodyEnded) return;
-    // A refusal cut short is still the refusal its status says (a 503 was "outcome unknown", not sent again: review24 F9).
-    if ((this.#status >= 400 && this.#status < 500 && this.#status !== 408) || this.#status === 503) return this.#cut(error.message);
+    // A refusal (4xx, 503) cut short is still what its status says: not recorded (a 503 was "outcome unknown", not sent again: review24).
+    if ((this.#status >= 400 && this.#status < 500) || this.#status === 503) return this.#cut(error.message);
     this.#failed(error);
   }
 }

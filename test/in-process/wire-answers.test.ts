@@ -68,6 +68,7 @@ describe('trigger fire', () => {
   it.each([
     ['503 Service Unavailable', 2, 3], // not recorded: sent again (--retries 1), then exit 3 (try again later), as a whole 503
     ['404 Not Found', 1, 1], // refused: exit 1, not sent again
+    ['408 Request Timeout', 1, 3], // not recorded (the service gave up waiting), exit 3, as a whole 408
   ])('a %s whose body is cut short is that refusal, not "outcome unknown" (review24)', async (status, sends, code) => {
     let requests = 0;
     const env = await serve((socket) => {

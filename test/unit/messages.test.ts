@@ -46,7 +46,7 @@ describe('an answer that is not a success', () => {
     [
       408,
       '',
-      'not recorded: the service answered 408',
+      'not recorded: the service answered 408 Request Timeout',
       'the service gave up waiting for the request; it did not record the event, so it is safe to send again',
       3,
     ],
