@@ -194,7 +194,11 @@ export function restCommand(input: Input, options: BatchFiles, { file, line, lat
   const dir = path.relative(cwd, path.resolve(cwd, path.dirname(file)));
   const folder = dir.split(path.sep)[0] === '..' || path.isAbsolute(dir) ? path.resolve(cwd, dir) : dir;
   const shard = options.shard && `${options.shard.index}of${options.shard.count}`;
-  const name = [...folder.split(/[\\/:]+/), base, shard, 'rest'].filter(Boolean).join('-').replace(/^-/, './-');
+  const first = [...folder.split(/[\\/:]+/), base, shard, 'rest'].filter(Boolean).join('-').replace(/^-/, './-');
+  // A journal there already is an earlier rest's (this run's own, a file damaged again): the next name, or its refusal would print
+  // this same command again, a loop whose last rows were never sent (review24b).
+  let name = first;
+  for (let n = 2; fs.existsSync(path.resolve(cwd, `${name}.journal`)); n++) name = `${first}-${n}`;
   // Rows of several files, or read with --columns, are kept in CSV (input.ts: normalized); a plain list too.
   const own = !later.length && !options.columns && FORMAT_TABLE[found.format].failedAs === found.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found.format : 'csv'].extensions[0]!;

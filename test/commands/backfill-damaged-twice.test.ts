@@ -1,0 +1,62 @@
+/**
+ * review24b: a Parquet file damaged twice. Its first rest, run on a copy damaged later on, prints a rest that names the same journal
+ * (p-rest.journal); run on the whole file, that journal refuses it as "another input", and the refusal's hint is the same command again:
+ * a loop, its last rows never sent. What should hold: following the printed commands sends every row once.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parquetWriteFile } from 'hyparquet-writer';
+import { expect, it } from 'vitest';
+import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
+import { json, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let sandbox: CommandSandbox;
+useCommandServer((s, b) => ([server, sandbox] = [s, b]));
+
+/** The arguments of the last `trigger batch ...` command printed (plain names only: no quoting in this test). */
+const restOf = (text: string): string[] => {
+  const found = [...text.matchAll(/trigger batch (\S+\.parquet --after-line \S+ [^\n]*)/g)].at(-1);
+  if (!found) throw new Error(`no rest command in: ${text}`);
+  return ['batch', ...found[1]!.trim().split(' ')];
+};
+
+it('the rest of a rest of a Parquet file damaged twice sends every row once, when followed as printed', async () => {
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  const home = sandbox.home;
+  const file = path.join(home, 'p.parquet');
+  const users = Array.from({ length: 5000 }, (_, i) => `u${i}`);
+  parquetWriteFile({
+    filename: file,
+    rowGroupSize: 500,
+    schema: [
+      { name: 'root', num_children: 1 },
+      { name: 'uid', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+    ],
+    columnData: [{ name: 'uid', data: users }],
+  });
+  const whole = fs.readFileSync(file);
+  const damaged = (share: number) => {
+    const bytes = Buffer.from(whole);
+    const at = Math.floor(bytes.length * share);
+    for (let i = 0; i < 200; i++) bytes[at + i]! ^= 0xff;
+    return bytes;
+  };
+  const run = (args: string[]) => runCommand(args, sandbox.env, home);
+
+  fs.writeFileSync(file, damaged(0.4));
+  const first = await run(['batch', 'p.parquet', '--trigger', 'p', '--columns', 'userId=uid', '--failed', 'f.csv']);
+  fs.writeFileSync(file, damaged(0.8)); // copied again, damaged later on
+  const second = await run(restOf(first.stdout + first.stderr));
+  fs.writeFileSync(file, whole); // copied whole at last
+  const third = await run(restOf(second.stdout + second.stderr));
+  const again = await run(restOf(second.stdout + second.stderr)); // pasted twice
+
+  const sent = server.requests.map((r) => r.url);
+  expect({ third: third.code, again: again.code, sent: sent.length, distinct: new Set(sent).size }).toEqual({
+    third: 0,
+    again: 0,
+    sent: 5000,
+    distinct: 5000,
+  });
+});
