@@ -191,7 +191,13 @@ export function findColumns(
     const why = `--columns reads the column ${names[columns[a]]} as both ${roleKey[a]} and ${roleKey[b]}; nothing was sent`;
     const [first, second] = [Object.hasOwn(given, roleKey[a]), Object.hasOwn(given, roleKey[b])];
     if (first && second) throw new UsageError(why, { hint: 'name a column of its own for each' });
-    columns[first ? b : a] = -1;
+    // The user's (or, without --trigger, the trigger's) column taken by another role: name its own, not "has no userId column" (review24b).
+    const [taken, by] = first ? [b, a] : [a, b];
+    if (taken === 'user' || (taken === 'trigger' && !options.trigger))
+      throw new UsageError(`--columns reads the column ${names[columns[a]]} as ${roleKey[by]}; nothing was sent`, {
+        hint: `name the ${roleKey[taken]} column too: --columns ${roleKey[by]}=${names[columns[a]]},${roleKey[taken]}=<name>`,
+      });
+    columns[taken] = -1;
   }
   if (columns.user < 0) throw missing('userId', noUser);
   if (columns.trigger < 0 && !options.trigger)
