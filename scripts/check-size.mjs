@@ -66,10 +66,12 @@
 // says "name a new --journal", which sent the accepted rows again, but where the rows not accepted are (+2). review24: a 4xx or 503
 // whose body was cut short is that refusal, not "outcome unknown" (+2). audit24: a Node without zstd's hint decompresses in place
 // (a folder's part) or in the pipe (standard input), not `zstd -dc F | trigger batch -` (+2); 408 is named Request Timeout (+1).
+// review24b: a rest whose journal name is taken (a file damaged twice) takes the next, not a loop of printed commands (+4); a
+// column --columns takes from the user's or trigger's role is said so (+6); a URL object as the library's baseUrl (+1).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_880;
+const BUDGET = 11_891;
 const GOAL = 11_600;
 
 function lines(dir) {

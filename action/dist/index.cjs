@@ -32472,15 +32472,16 @@ var init_client = __esm({
       #mask;
       // Masks the key in server text; made when an answer first needs it.
       constructor(options) {
-        const { baseUrl, apiKey } = Object(options);
+        const { baseUrl: given, apiKey } = Object(options);
+        const baseUrl = given instanceof URL ? String(given) : given;
         if (typeof apiKey !== "string") throw new UsageError(`apiKey must be a string (the API key); got ${gotType(apiKey)}`);
-        if (typeof baseUrl !== "string" && typeof baseUrl?.origin !== "string")
+        if (typeof baseUrl !== "string" && typeof baseUrl?.prefix !== "string")
           throw new UsageError(`baseUrl must be a URL such as https://api.example.com; got ${gotType(baseUrl)}`);
-        if (typeof options.baseUrl === "string") {
-          this.baseUrl = parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true });
+        if (typeof baseUrl === "string") {
+          this.baseUrl = parseBaseUrl(baseUrl, { allowHttp: options.allowHttp === true });
           checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin, options.env), options.allowHttp === true);
         } else {
-          this.baseUrl = options.baseUrl;
+          this.baseUrl = baseUrl;
         }
         this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? "the client options");
         this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1e3;
@@ -37404,7 +37405,12 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
     const why = `--columns reads the column ${names[columns[a]]} as both ${roleKey[a]} and ${roleKey[b]}; nothing was sent`;
     const [first, second] = [Object.hasOwn(given, roleKey[a]), Object.hasOwn(given, roleKey[b])];
     if (first && second) throw new UsageError(why, { hint: "name a column of its own for each" });
-    columns[first ? b : a] = -1;
+    const [taken, by] = first ? [b, a] : [a, b];
+    if (taken === "user" || taken === "trigger" && !options.trigger)
+      throw new UsageError(`--columns reads the column ${names[columns[a]]} as ${roleKey[by]}; nothing was sent`, {
+        hint: `name the ${roleKey[taken]} column too: --columns ${roleKey[by]}=${names[columns[a]]},${roleKey[taken]}=<name>`
+      });
+    columns[taken] = -1;
   }
   if (columns.user < 0) throw missing("userId", noUser);
   if (columns.trigger < 0 && !options.trigger)
@@ -42978,7 +42984,9 @@ function restCommand(input2, options, { file, line: line2, later = [], check: ch
   const dir = import_node_path13.default.relative(cwd, import_node_path13.default.resolve(cwd, import_node_path13.default.dirname(file)));
   const folder = dir.split(import_node_path13.default.sep)[0] === ".." || import_node_path13.default.isAbsolute(dir) ? import_node_path13.default.resolve(cwd, dir) : dir;
   const shard2 = options.shard && `${options.shard.index}of${options.shard.count}`;
-  const name = [...folder.split(/[\\/:]+/), base, shard2, "rest"].filter(Boolean).join("-").replace(/^-/, "./-");
+  const first = [...folder.split(/[\\/:]+/), base, shard2, "rest"].filter(Boolean).join("-").replace(/^-/, "./-");
+  let name = first;
+  for (let n = 2; import_node_fs12.default.existsSync(import_node_path13.default.resolve(cwd, `${name}.journal`)); n++) name = `${first}-${n}`;
   const own = !later.length && !options.columns && FORMAT_TABLE[found2.format].failedAs === found2.format;
   const failedExt = own && ext ? ext : FORMAT_TABLE[own ? found2.format : "csv"].extensions[0];
   const onward = input2.sources.slice(input2.sources.findIndex((s) => s === file || import_node_path13.default.join(s, import_node_path13.default.basename(file)) === file));

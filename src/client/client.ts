@@ -111,15 +111,16 @@ export class TriggerClient {
   #mask: Redactor | undefined; // Masks the key in server text; made when an answer first needs it.
 
   constructor(options: ClientOptions) {
-    const { baseUrl, apiKey } = Object(options) as Partial<ClientOptions>; // the key's type only is named, never its text
+    const { baseUrl: given, apiKey } = Object(options) as Partial<ClientOptions>; // the key's type only is named, never its text
+    const baseUrl = (given as unknown) instanceof URL ? String(given) : given; // a JavaScript caller's URL object (review24b: retried for ever)
     if (typeof apiKey !== 'string') throw new UsageError(`apiKey must be a string (the API key); got ${gotType(apiKey)}`);
-    if (typeof baseUrl !== 'string' && typeof baseUrl?.origin !== 'string')
+    if (typeof baseUrl !== 'string' && typeof baseUrl?.prefix !== 'string')
       throw new UsageError(`baseUrl must be a URL such as https://api.example.com; got ${gotType(baseUrl)}`);
-    if (typeof options.baseUrl === 'string') {
-      this.baseUrl = parseBaseUrl(options.baseUrl, { allowHttp: options.allowHttp === true });
+    if (typeof baseUrl === 'string') {
+      this.baseUrl = parseBaseUrl(baseUrl, { allowHttp: options.allowHttp === true });
       checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin, options.env), options.allowHttp === true);
     } else {
-      this.baseUrl = options.baseUrl;
+      this.baseUrl = baseUrl;
     }
     this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? 'the client options');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000;

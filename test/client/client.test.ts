@@ -276,6 +276,15 @@ describe('typed failures', () => {
     expect((error as Error).message).toBe(message);
   });
 
+  it('a URL object as baseUrl, as a JavaScript caller has one, is that URL (review24b: every attempt failed and was retried)', async () => {
+    const base = new URL(options().baseUrl as string);
+    const result = await fireEvent({ triggerId: 't', userId: 'u' }, { ...options(), baseUrl: base } as unknown as Parameters<
+      typeof fireEvent
+    >[1]);
+    expect(result.status).toBe(200);
+    expect(server.requests.map((r) => r.url)).toEqual(['/v1/triggers/t/users/u/events']);
+  });
+
   // audit24 finding 15: 3e9 ms overflowed Node's timers, which warned (TimeoutOverflowWarning) and fired every millisecond.
   it.each([3e9, Infinity, Number.NaN, 0, '30'])('timeoutMs %s: a UsageError, nothing sent', async (timeoutMs) => {
     const error = await fireEvent({ triggerId: 't', userId: 'u' }, options({ timeoutMs: timeoutMs as number })).catch((e: unknown) => e);
