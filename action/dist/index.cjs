@@ -42386,7 +42386,7 @@ var init_input = __esm({
     isPart = (name) => !name.startsWith(".") && !name.startsWith("_") && !/(^|_)manifest$/.test(name);
     sumText = (sum) => (sum >>> 0).toString(16).padStart(8, "0");
     changed = (file, line2) => new UsageError(`${file} has changed since the batch stopped: its rows up to line ${line2} are not the ones it read; nothing was sent`, {
-      hint: "put back the file that batch read and run the command again; of a file written anew, which rows were sent cannot be told"
+      hint: "run the command as printed (its --columns and --trigger too) on the file that batch read; of a file written anew, which rows were sent cannot be told"
     });
     stopAt = (stop, more, ms = Infinity) => void (stop.more === void 0 && Object.assign(stop, { more, until: Date.now() + ms }));
   }

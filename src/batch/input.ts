@@ -478,7 +478,7 @@ function rowsSum(sum: number, rows: Row[]): number {
 const sumText = (sum: number) => (sum >>> 0).toString(16).padStart(8, '0');
 const changed = (file: string, line: number) =>
   new UsageError(`${file} has changed since the batch stopped: its rows up to line ${line} are not the ones it read; nothing was sent`, {
-    hint: 'put back the file that batch read and run the command again; of a file written anew, which rows were sent cannot be told',
+    hint: 'run the command as printed (its --columns and --trigger too) on the file that batch read; of a file written anew, which rows were sent cannot be told',
   });
 
 /** Whether the rows a signal left to read (`more`), or its time, were spent before `chunk`; if not, the rows are counted down by it. */
