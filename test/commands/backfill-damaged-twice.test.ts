@@ -1,13 +1,13 @@
 /**
- * review24b: a Parquet file damaged twice. Its first rest, run on a copy damaged later on, prints a rest that names the same journal
+ * A Parquet file damaged twice (review24b). Its first rest, run on a copy damaged later on, prints a rest that names the same journal
  * (p-rest.journal); run on the whole file, that journal refuses it as "another input", and the refusal's hint is the same command again:
  * a loop, its last rows never sent. What should hold: following the printed commands sends every row once.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parquetWriteFile } from 'hyparquet-writer';
 import { expect, it } from 'vitest';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
+import { damagedAt, uidParquet } from '../helpers/parquet.js';
 import { json, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -25,23 +25,8 @@ it('the rest of a rest of a Parquet file damaged twice sends every row once, whe
   server.handle((_req, res) => json(res, 200, { success: true }));
   const home = sandbox.home;
   const file = path.join(home, 'p.parquet');
-  const users = Array.from({ length: 5000 }, (_, i) => `u${i}`);
-  parquetWriteFile({
-    filename: file,
-    rowGroupSize: 500,
-    schema: [
-      { name: 'root', num_children: 1 },
-      { name: 'uid', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
-    ],
-    columnData: [{ name: 'uid', data: users }],
-  });
-  const whole = fs.readFileSync(file);
-  const damaged = (share: number) => {
-    const bytes = Buffer.from(whole);
-    const at = Math.floor(bytes.length * share);
-    for (let i = 0; i < 200; i++) bytes[at + i]! ^= 0xff;
-    return bytes;
-  };
+  const whole = uidParquet(file, 5000, 500);
+  const damaged = (share: number) => damagedAt(whole, share);
   const run = (args: string[]) => runCommand(args, sandbox.env, home);
 
   fs.writeFileSync(file, damaged(0.4));

@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { parquetWriteFile } from 'hyparquet-writer';
 import { expect, it } from 'vitest';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
+import { damagedAt, uidParquet } from '../helpers/parquet.js';
 import { json, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -59,20 +60,7 @@ it.skipIf(!zlibZstd && !zstdCli)('a ZSTD Parquet part: refused before any row is
 it('a Parquet file damaged in a later row group: the rows sent before it are not called "nothing was sent", and the rest has a place', async () => {
   server.handle((_req, res) => json(res, 200, { success: true }));
   const file = path.join(sandbox.home, 'big.parquet');
-  const users = Array.from({ length: 5000 }, (_, i) => `u${i}`);
-  parquetWriteFile({
-    filename: file,
-    rowGroupSize: 1000,
-    schema: [
-      { name: 'root', num_children: 1 },
-      { name: 'uid', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
-    ],
-    columnData: [{ name: 'uid', data: users }],
-  });
-  const bytes = fs.readFileSync(file);
-  const at = Math.floor(bytes.length * 0.6); // inside a later row group; the footer stays whole
-  for (let i = 0; i < 200; i++) bytes[at + i]! ^= 0xff;
-  fs.writeFileSync(file, bytes);
+  fs.writeFileSync(file, damagedAt(uidParquet(file, 5000, 1000), 0.6)); // inside a later row group; the footer stays whole
   const failed = path.join(sandbox.home, 'big-failed.csv');
   const result = await runCommand(['batch', file, '--trigger', 'p', '--columns', 'userId=uid', '--failed', failed], sandbox.env);
   const sent = server.requests.length;
