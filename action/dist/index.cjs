@@ -42217,12 +42217,12 @@ async function* rowsUntilDamage(name, { rows: rows2 }, input2, base) {
   return last;
 }
 function rowsSum(sum, rows2) {
-  for (const row of rows2)
-    for (const text of [row.triggerId, row.userId, row.value]) {
-      for (let k = 0; k < (text?.length ?? 0); k++) sum = Math.imul(sum ^ text.charCodeAt(k), 16777619);
-      sum = Math.imul(sum ^ 31, 16777619);
-    }
+  for (const row of rows2) sum = textSum(textSum(textSum(sum, row.triggerId), row.userId), row.value);
   return sum;
+}
+function textSum(sum, text = "") {
+  for (let k = 0; k < text.length; k++) sum = Math.imul(sum ^ text.charCodeAt(k), 16777619);
+  return Math.imul(sum ^ 31, 16777619);
 }
 function spent(stop, chunk) {
   if (stop.more === void 0 || chunk.length === 0) return false;
