@@ -41802,11 +41802,10 @@ function idReader(e, what, name) {
     const hint = `a ${what} is text or a whole number: name another column with --columns ${what}=<name>, or cast it in the export`;
     throw new UsageError(`${name}: the ${what} column ${e.name} is ${typeOf(e)}, not an id; nothing was sent`, { hint });
   }
-  const text = valueReader(e);
-  return (raw, bad) => {
+  const [text, notText] = [valueReader(e), { why: `its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export` }];
+  return (raw) => {
     const utf8 = decimal2 || !(raw instanceof Uint8Array) ? text(raw) : stringFromBytes(raw);
-    if (typeof utf8 !== "object") return utf8;
-    bad(`its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export`);
+    return typeof utf8 === "object" ? notText : utf8;
   };
 }
 function valueReader(element) {
@@ -41884,17 +41883,12 @@ async function openParquet(file, name, options) {
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
-            let invalid;
-            const bad = (why) => void (invalid ??= why);
-            const row = {
-              triggerId: triggerText?.(triggers[j], bad),
-              userId: userText(users[j], bad),
-              value: values && valueText(values[j])
-            };
-            const fields = [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
-            out.push(
-              Object.assign(makeRow(start + j + 1, { format: "csv", fields }, row, options2), invalid && { invalid, event: void 0 })
-            );
+            const [t, u] = [triggerText?.(triggers[j]), userText(users[j])];
+            const [triggerId, userId] = [typeof t === "object" ? void 0 : t, typeof u === "object" ? void 0 : u];
+            const row = { triggerId, userId, value: values && valueText(values[j]) };
+            const made = makeRow(start + j + 1, { format: "csv", fields: [triggerId ?? "", userId ?? "", row.value ?? ""] }, row, options2);
+            const bad = typeof t === "object" ? t : typeof u === "object" ? u : void 0;
+            out.push(bad ? Object.assign(made, { invalid: bad.why, event: void 0 }) : made);
           }
           yield out;
         }

@@ -65,17 +65,16 @@ const ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENU
  * An id column's text maker (userId, triggerId): its text, or its whole number with every digit. Another type is the wrong column (a
  * timestamp, a flag), refused before a row is sent; bytes not UTF-8 make their row invalid (as a CSV line's; they stopped the batch).
  */
-function idReader(e: SchemaElement, what: string, name: string): (raw: unknown, bad: (why: string) => void) => string | undefined {
+function idReader(e: SchemaElement, what: string, name: string): (raw: unknown) => string | undefined | { why: string } {
   const decimal = annotation(e) === 'DECIMAL';
   if (decimal ? scaleOf(e) > 0 : e.num_children || !ID_TYPES.test([e.type, annotation(e)].filter(Boolean).join(' '))) {
     const hint = `a ${what} is text or a whole number: name another column with --columns ${what}=<name>, or cast it in the export`;
     throw new UsageError(`${name}: the ${what} column ${e.name} is ${typeOf(e)}, not an id; nothing was sent`, { hint });
   }
-  const text = valueReader(e);
-  return (raw, bad) => {
+  const [text, notText] = [valueReader(e), { why: `its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export` }];
+  return (raw) => {
     const utf8 = decimal || !(raw instanceof Uint8Array) ? text(raw) : stringFromBytes(raw);
-    if (typeof utf8 !== 'object') return utf8;
-    bad(`its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export`);
+    return typeof utf8 === 'object' ? notText : utf8; // made once: no closure nor object a row on the hot path
   };
 }
 
@@ -184,17 +183,12 @@ export async function openParquet(file: string, name: string, options: ReadOptio
         for (let i = 0; i < end - start; i += MAX_CHUNK_ROWS) {
           const out: Row[] = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
-            let invalid: string | undefined;
-            const bad = (why: string) => void (invalid ??= why);
-            const row = {
-              triggerId: triggerText?.(triggers![j], bad),
-              userId: userText(users![j], bad),
-              value: values && valueText(values[j]),
-            };
-            const fields = [row.triggerId ?? '', row.userId ?? '', row.value ?? ''];
-            out.push(
-              Object.assign(makeRow(start + j + 1, { format: 'csv', fields }, row, options), invalid && { invalid, event: undefined }),
-            );
+            const [t, u] = [triggerText?.(triggers![j]), userText(users![j])];
+            const [triggerId, userId] = [typeof t === 'object' ? undefined : t, typeof u === 'object' ? undefined : u];
+            const row = { triggerId, userId, value: values && valueText(values[j]) };
+            const made = makeRow(start + j + 1, { format: 'csv', fields: [triggerId ?? '', userId ?? '', row.value ?? ''] }, row, options);
+            const bad = typeof t === 'object' ? t : typeof u === 'object' ? u : undefined;
+            out.push(bad ? Object.assign(made, { invalid: bad.why, event: undefined }) : made);
           }
           yield out;
         }
