@@ -43138,9 +43138,9 @@ var init_recorder = __esm({
         this.#o.stop.abort(reason2);
         const failed = this.#o.failed;
         const kept = failed ? `rows not yet sent are kept in ${failed.path}` : "the rows read are still checked";
-        const rest = failed?.error ? "nothing more is sent" : kept;
+        const rest = failed?.error ? "; nothing more is sent" : failed && reason2.kind === "damaged" ? "" : `; ${kept}`;
         if (reason2.kind === "stdout" && this.#o.io.stdoutError && this.#o.io.stdoutError.code !== "EPIPE") return;
-        this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason2)}; ${rest}`));
+        this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason2)}${rest}`));
       }
       before(row) {
         const prior = this.#o.journal?.prior(row.at ?? row.line);

@@ -76,10 +76,11 @@ export class BatchRecorder implements OutcomeSink {
     this.#o.stop.abort(reason);
     const failed = this.#o.failed;
     const kept = failed ? `rows not yet sent are kept in ${failed.path}` : 'the rows read are still checked'; // none: a dry run
-    const rest = failed?.error ? 'nothing more is sent' : kept;
+    // Damage is found as reading ends: the summary says which rows were kept, and a run refused then keeps none (review24b F2).
+    const rest = failed?.error ? '; nothing more is sent' : failed && reason.kind === 'damaged' ? '' : `; ${kept}`;
     // A stdout that cannot be written has had its one line from the Output already; the summary says the rest.
     if (reason.kind === 'stdout' && this.#o.io.stdoutError && this.#o.io.stdoutError.code !== 'EPIPE') return;
-    this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason)}; ${rest}`));
+    this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason)}${rest}`));
   }
 
   before(row: Row): Outcome | undefined {
