@@ -70,11 +70,12 @@
 // column --columns takes from the user's or trigger's role is said so (+6); a URL object as the library's baseUrl (+1). The lead:
 // a CSV row's error column read only when there is one (fields[-1] on every row cost 0.09 us; +1); a Parquet id not UTF-8 said by
 // one object its reader made, not a closure made per row (-6).
-// fix25b: a damage's "stopping" line names no failed file, which a run refused then never makes (review24b F2, +1).
+// fix25b: a damage's "stopping" line names no failed file, which a run refused then never makes (review24b F2, +1); a Parquet row whose
+// id is not UTF-8 kept with its text, U+FFFD for the bad bytes, not as `t,,,` (+1).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_887;
+const BUDGET = 11_888;
 const GOAL = 11_600;
 
 function lines(dir) {

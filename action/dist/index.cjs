@@ -41802,10 +41802,10 @@ function idReader(e, what, name) {
     const hint = `a ${what} is text or a whole number: name another column with --columns ${what}=<name>, or cast it in the export`;
     throw new UsageError(`${name}: the ${what} column ${e.name} is ${typeOf(e)}, not an id; nothing was sent`, { hint });
   }
-  const [text, notText] = [valueReader(e), { why: `its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export` }];
+  const [text, why] = [valueReader(e), `its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export`];
   return (raw) => {
     const utf8 = decimal2 || !(raw instanceof Uint8Array) ? text(raw) : stringFromBytes(raw);
-    return typeof utf8 === "object" ? notText : utf8;
+    return typeof utf8 === "object" ? { why, text: Buffer.from(utf8).toString() } : utf8;
   };
 }
 function valueReader(element) {
@@ -41884,7 +41884,7 @@ async function openParquet(file, name, options) {
           const out = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
             const [t, u] = [triggerText?.(triggers[j]), userText(users[j])];
-            const [triggerId, userId] = [typeof t === "object" ? void 0 : t, typeof u === "object" ? void 0 : u];
+            const [triggerId, userId] = [typeof t === "object" ? t.text : t, typeof u === "object" ? u.text : u];
             const row = { triggerId, userId, value: values && valueText(values[j]) };
             const made = makeRow(start + j + 1, { format: "csv", fields: [triggerId ?? "", userId ?? "", row.value ?? ""] }, row, options2);
             const bad = typeof t === "object" ? t : typeof u === "object" ? u : void 0;

@@ -65,16 +65,17 @@ const ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENU
  * An id column's text maker (userId, triggerId): its text, or its whole number with every digit. Another type is the wrong column (a
  * timestamp, a flag), refused before a row is sent; bytes not UTF-8 make their row invalid (as a CSV line's; they stopped the batch).
  */
-function idReader(e: SchemaElement, what: string, name: string): (raw: unknown) => string | undefined | { why: string } {
+function idReader(e: SchemaElement, what: string, name: string): (raw: unknown) => string | undefined | { why: string; text: string } {
   const decimal = annotation(e) === 'DECIMAL';
   if (decimal ? scaleOf(e) > 0 : e.num_children || !ID_TYPES.test([e.type, annotation(e)].filter(Boolean).join(' '))) {
     const hint = `a ${what} is text or a whole number: name another column with --columns ${what}=<name>, or cast it in the export`;
     throw new UsageError(`${name}: the ${what} column ${e.name} is ${typeOf(e)}, not an id; nothing was sent`, { hint });
   }
-  const [text, notText] = [valueReader(e), { why: `its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export` }];
+  const [text, why] = [valueReader(e), `its ${what} (${e.name}) is not valid UTF-8 text; save it as UTF-8 in the export`];
   return (raw) => {
     const utf8 = decimal || !(raw instanceof Uint8Array) ? text(raw) : stringFromBytes(raw);
-    return typeof utf8 === 'object' ? notText : utf8; // made once: no closure nor object a row on the hot path
+    // Its text kept as a CSV line's is, U+FFFD for the bad bytes (review24b: kept as `t,,,`); an object for such a row only.
+    return typeof utf8 === 'object' ? { why, text: Buffer.from(utf8).toString() } : utf8;
   };
 }
 
@@ -184,7 +185,7 @@ export async function openParquet(file: string, name: string, options: ReadOptio
           const out: Row[] = [];
           for (let j = i; j < Math.min(i + MAX_CHUNK_ROWS, end - start); j++) {
             const [t, u] = [triggerText?.(triggers![j]), userText(users![j])];
-            const [triggerId, userId] = [typeof t === 'object' ? undefined : t, typeof u === 'object' ? undefined : u];
+            const [triggerId, userId] = [typeof t === 'object' ? t.text : t, typeof u === 'object' ? u.text : u];
             const row = { triggerId, userId, value: values && valueText(values[j]) };
             const made = makeRow(start + j + 1, { format: 'csv', fields: [triggerId ?? '', userId ?? '', row.value ?? ''] }, row, options);
             const bad = typeof t === 'object' ? t : typeof u === 'object' ? u : undefined;

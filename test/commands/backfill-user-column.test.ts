@@ -154,8 +154,16 @@ describe('Parquet: what an id column may hold', () => {
     expect(server.requests.map((r) => userOf(r.url))).toEqual(['ok']);
     expect(result.code).toBe(1);
     const kept = fs.readFileSync(failed, 'utf8');
-    expect(kept).toContain('"line 2: invalid, not sent: its userId (BAD) is not valid UTF-8 text; save it as UTF-8 in the export"');
+    // The row keeps what it had, the bad byte as U+FFFD as a CSV line's is (review24b: it was kept as `purchase,,,`, its id gone).
+    expect(kept).toContain(
+      'purchase,\uFFFDA,,"line 2: invalid, not sent: its userId (BAD) is not valid UTF-8 text; save it as UTF-8 in the export"',
+    );
     expect(kept).toContain('line 3: invalid, not sent: empty userId');
+    // Replayed as it is, it is still not sent (an id with U+FFFD never is), and it is kept again as it was.
+    const again = path.join(sandbox.home, 'again.csv');
+    expect((await runCommand(['batch', failed, '--failed', again], sandbox.env)).code).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    expect(fs.readFileSync(again, 'utf8')).toMatch(/^purchase,\uFFFDA,,"line 2: invalid, not sent: userId is not valid UTF-8 text/m);
   });
 });
 
