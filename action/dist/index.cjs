@@ -816,7 +816,7 @@ function serviceError(answer, context, info2) {
   const summary = status2 >= 300 && status2 < 400 ? `the service redirected (${label}) to ${location ?? "no Location"}` : status2 >= 200 && status2 < 300 ? `the service answered ${label} but said "success": false` : status2 >= 500 && status2 !== 503 ? `no definitive answer: ${label}${after}` : status2 === 408 || status2 === 429 || status2 === 503 ? `not recorded: the service answered ${label}${after}` : `the service refused the event: ${label}${after}`;
   const hint = statusHint(status2, headers, context);
   const details = { status: status2, statusText: statusText(status2), serverMessage: message, body: json ?? text, location, hint, ...info2 };
-  return new ServiceError(message ? `${summary}: ${message}` : summary, details);
+  return new ServiceError(`${message ? `${summary}: ${message}` : summary}${answer.closed ? " (cut short)" : ""}`, details);
 }
 function withoutLabel(message, label) {
   const rest = message?.replace(new RegExp(`^${label}(?:[\\s:,;.\u2013\u2014-]+|$)`), "");
@@ -826,16 +826,17 @@ function networkError(error2, timedOut, context, info2) {
   const tries = info2.attempts > 1 ? ` (${info2.attempts} attempts)` : "";
   const codes = errorCodes(error2);
   const notMade = info2.recorded === "no";
+  const began = context.began ? ` (${context.began} ${statusText(context.began)})` : error2?.afterStatus && "'s headers";
   if (timedOut || codes.some((c) => c === "UND_ERR_HEADERS_TIMEOUT" || c === "UND_ERR_BODY_TIMEOUT")) {
-    const message2 = `no response from ${context.where} within ${context.timeoutMs / 1e3} s${tries}`;
+    const none = `${began ? "no whole answer" : "no response"} from ${context.where} within ${context.timeoutMs / 1e3} s${tries}`;
+    const message2 = began ? `${none}: it stopped in the middle of its answer${began}` : none;
     const hint2 = notMade ? "nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout" : "the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow";
     return new NetworkError("timeout", message2, { ...info2, code: "ETIMEDOUT", hint: hint2, cause: error2 });
   }
   if (error2 instanceof ProxyError) return proxyNetworkError(error2, context, info2, tries);
   const code = mainCode(error2);
   let reason2 = describeNetworkError(code, error2?.message ?? String(error2));
-  if (reason2 === CLOSED && context.began)
-    reason2 = `connection closed by the other side in the middle of its answer (${context.began} ${statusText(context.began)})`;
+  if (reason2 === CLOSED && began) reason2 = `connection closed by the other side in the middle of its answer${began}`;
   const failed = notMade ? "cannot reach" : "no whole answer came from";
   const [message, hint] = code === "ERR_BODY_DECODE" ? [
     `the answer from ${context.where} could not be read: ${reason2}`,
@@ -5534,6 +5535,8 @@ var init_attempt = __esm({
       #more;
       #size = 0;
       #truncated = false;
+      #closed = false;
+      // The connection closed before the body ended (a refusal's answer is still that refusal).
       #timedOut = false;
       #interrupted = false;
       #sent = false;
@@ -5571,7 +5574,7 @@ var init_attempt = __esm({
       }
       #answered(text, json, truncated) {
         const ms = Math.round(monotonicMs() - this.#started);
-        this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, ms });
+        this.#finish({ kind: "answer", status: this.#status, headers: this.#headers, text, json, truncated, closed: this.#closed, ms });
       }
       /** The body ended, or was cut at the limit. */
       #answer() {
@@ -5683,8 +5686,9 @@ var init_attempt = __esm({
       }
       onResponseError(_controller, error2) {
         if (this.#bodyEnded) return;
-        if (this.#status >= 400 && this.#status < 500 || this.#status === 503) return this.#cut(error2.message);
-        this.#failed(error2);
+        if (!(this.#status >= 400 && this.#status < 500 || this.#status === 503)) return this.#failed(error2);
+        this.#closed = this.#bodyEnded = true;
+        this.#answer();
       }
     };
     Deadlines = class {
@@ -32381,6 +32385,7 @@ function patchParser(socket) {
   parser.onHeadersComplete = function(statusCode, upgrade, shouldKeepAlive) {
     return original.call(this, statusCode === 100 ? 103 : statusCode, upgrade, shouldKeepAlive);
   };
+  socket.prependListener("error", (error2) => void (parser.statusText && (error2.afterStatus = true)));
 }
 function poolOf(PoolClass, buildConnector, origin, options) {
   const connect = options.connect;
@@ -32580,7 +32585,7 @@ var init_client = __esm({
           keySource: this.#options.keySource,
           retries: this.retries
         };
-        throw serviceError({ status: status2, headers, ...this.#masked(text, json) }, context, { ...info2, requestId });
+        throw serviceError({ status: status2, headers, closed: outcome.closed, ...this.#masked(text, json) }, context, { ...info2, requestId });
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
       #masked(text, json) {

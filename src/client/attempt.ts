@@ -11,7 +11,7 @@ import { asProxyError, type ProxyChoice } from './proxy.js';
 
 /** What an attempt came to, and how long it took (ms). */
 export type AttemptOutcome = { ms: number } & (
-  | { kind: 'answer'; status: number; headers: AnswerHeaders; text: string; json: unknown; truncated: boolean }
+  | { kind: 'answer'; status: number; headers: AnswerHeaders; text: string; json: unknown; truncated: boolean; closed: boolean }
   | {
       kind: 'failed';
       error: unknown;
@@ -58,6 +58,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #more: Buffer[] | undefined;
   #size = 0;
   #truncated = false;
+  #closed = false; // The connection closed before the body ended (a refusal's answer is still that refusal).
   #timedOut = false;
   #interrupted = false;
   #sent = false;
@@ -96,7 +97,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
 
   #answered(text: string, json: unknown, truncated: boolean): void {
     const ms = Math.round(monotonicMs() - this.#started);
-    this.#finish({ kind: 'answer', status: this.#status, headers: this.#headers, text, json, truncated, ms });
+    this.#finish({ kind: 'answer', status: this.#status, headers: this.#headers, text, json, truncated, closed: this.#closed, ms });
   }
 
   /** The body ended, or was cut at the limit. */
@@ -233,8 +234,9 @@ export class Attempt implements Dispatcher.DispatchHandler {
     // Once the body has been read (and is being decoded), the dropped connection is our own doing.
     if (this.#bodyEnded) return;
     // A refusal (4xx, 503) cut short is still what its status says: not recorded (a 503 was "outcome unknown", not sent again: review24).
-    if ((this.#status >= 400 && this.#status < 500) || this.#status === 503) return this.#cut(error.message);
-    this.#failed(error);
+    if (!((this.#status >= 400 && this.#status < 500) || this.#status === 503)) return this.#failed(error);
+    this.#closed = this.#bodyEnded = true; // what came of its body is its answer, said to be cut short (review24b)
+    this.#answer();
   }
 }
 

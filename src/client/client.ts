@@ -229,7 +229,7 @@ export class TriggerClient {
       keySource: this.#options.keySource,
       retries: this.retries,
     };
-    throw serviceError({ status, headers, ...this.#masked(text, json) }, context, { ...info, requestId });
+    throw serviceError({ status, headers, closed: outcome.closed, ...this.#masked(text, json) }, context, { ...info, requestId });
   }
 
   /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */

@@ -42,7 +42,7 @@ const STATUS_TEXT: Record<number, string> = {
 
 export const statusText = (status: number): string => STATUS_TEXT[status] ?? '';
 
-export type Answer = { status: number; headers: AnswerHeaders; json: unknown; text: string };
+export type Answer = { status: number; headers: AnswerHeaders; json: unknown; text: string; closed?: boolean };
 
 interface RequestContext {
   triggerId: string;
@@ -101,7 +101,7 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
             : `the service refused the event: ${label}${after}`;
   const hint = statusHint(status, headers, context);
   const details = { status, statusText: statusText(status), serverMessage: message, body: json ?? text, location, hint, ...info };
-  return new ServiceError(message ? `${summary}: ${message}` : summary, details);
+  return new ServiceError(`${message ? `${summary}: ${message}` : summary}${answer.closed ? ' (cut short)' : ''}`, details);
 }
 
 /** A page titled with the status the message already gives ("403 Forbidden: nginx"): said once. */
@@ -118,14 +118,18 @@ interface ConnectionContext {
 }
 
 type FailureInfo = AttemptInfo & { recorded: Recorded };
+type Tagged = { afterStatus?: true }; // a connection's error after an answer's status line (undici.ts)
 
 /** The error for an attempt that got no usable answer: what happened, and whether anything was sent. */
 export function networkError(error: unknown, timedOut: boolean, context: ConnectionContext, info: FailureInfo): NetworkError {
   const tries = info.attempts > 1 ? ` (${info.attempts} attempts)` : '';
   const codes = errorCodes(error);
   const notMade = info.recorded === 'no';
+  // An answer had begun: its status, or (undici.ts tells) its status line only; it did not come whole (review24 F8).
+  const began = context.began ? ` (${context.began} ${statusText(context.began)})` : (error as Tagged)?.afterStatus && "'s headers";
   if (timedOut || codes.some((c) => c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')) {
-    const message = `no response from ${context.where} within ${context.timeoutMs / 1000} s${tries}`;
+    const none = `${began ? 'no whole answer' : 'no response'} from ${context.where} within ${context.timeoutMs / 1000} s${tries}`;
+    const message = began ? `${none}: it stopped in the middle of its answer${began}` : none;
     const hint = notMade
       ? 'nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout'
       : 'the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow';
@@ -134,8 +138,7 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
   if (error instanceof ProxyError) return proxyNetworkError(error, context, info, tries); // the Attempt named it
   const code = mainCode(error);
   let reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
-  if (reason === CLOSED && context.began)
-    reason = `connection closed by the other side in the middle of its answer (${context.began} ${statusText(context.began)})`;
+  if (reason === CLOSED && began) reason = `connection closed by the other side in the middle of its answer${began}`;
   const failed = notMade ? 'cannot reach' : 'no whole answer came from'; // sent, it was reached: a body cut short, a bad header (audit23)
   const [message, hint] =
     code === 'ERR_BODY_DECODE'

@@ -5,7 +5,7 @@
  * undici that moved them fails the build, not a user's run.
  */
 import type * as Undici from 'undici';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { Dispatcher, Pool } from 'undici';
 import { parseProxy, proxyChoice, type ProxyChoice } from './proxy.js';
 
@@ -29,7 +29,7 @@ function skipUnaskedContinue(connect: Connector): Connector {
     );
 }
 
-type Parser = { onHeadersComplete(statusCode: number, upgrade: boolean, shouldKeepAlive: boolean): number };
+type Parser = { statusText: string; onHeadersComplete(statusCode: number, upgrade: boolean, shouldKeepAlive: boolean): number };
 
 function patchParser(socket: object): void {
   const key = Object.getOwnPropertySymbols(socket).find((symbol) => symbol.description === 'parser');
@@ -40,6 +40,9 @@ function patchParser(socket: object): void {
   parser.onHeadersComplete = function (statusCode, upgrade, shouldKeepAlive) {
     return original.call(this, statusCode === 100 ? 103 : statusCode, upgrade, shouldKeepAlive);
   };
+  // undici tells a handler of an answer once its headers are whole: a close after the status line (the parser's statusText, '' between
+  // answers) is told on the error, so it is not said to have come "before it answered" (review24 F8).
+  (socket as Socket).prependListener('error', (error: { afterStatus?: true }) => void (parser.statusText && (error.afterStatus = true)));
 }
 
 type UndiciIndex = typeof Undici;
