@@ -37424,9 +37424,10 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
 }
 function csvRow(fields, line2, header, columns, options) {
   const record = { format: "csv", fields };
-  const error2 = columns.error >= 0 && (fields[fields.length === header.length ? columns.error : fields.length - 1] ?? "");
+  let error2 = columns.error >= 0 && (fields[fields.length === header.length ? columns.error : fields.length - 1] ?? "");
+  if (error2 && !(columns.ours ??= /^line \d+: /.test(error2))) [error2, columns.error] = [false, -1];
   const kept = error2 !== false && (!fields[columns.user] || fields.some((f) => f.startsWith('"'))) && KEPT_ERROR.exec(error2);
-  if (kept) return invalidRow(line2, record, kept[1]);
+  if (kept && (!fields[columns.user] || kept[1].startsWith("a quoted field"))) return invalidRow(line2, record, kept[1]);
   if (fields.length !== header.length)
     return invalidRow(line2, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   if (fields.every((text, i) => text === header[i])) return invalidRow(line2, record, "the header again (give the files, not cat of them)");

@@ -148,7 +148,7 @@ function invalidRow(line: number, record: RowRecord, reason: string): Row {
 }
 
 /** Where a batch's columns are among a file's (-1: not there). */
-type Columns = Record<'trigger' | 'user' | 'value' | 'error', number>;
+type Columns = Record<'trigger' | 'user' | 'value' | 'error', number> & { ours?: boolean }; // ours: the file is trigger's failed file
 
 /** Where `name` is among `names`: the name as given, else in any case, white space around it aside. */
 export function columnAt(names: readonly string[], name: string): number {
@@ -209,9 +209,12 @@ function csvRow(fields: string[], line: number, header: string[], columns: Colum
   const record: RowRecord = { format: 'csv', fields };
   // A failed file's row kept as read stays invalid while it is as kept: its open quote's field, or its text only in `error` (audit23).
   // Only with an error column: fields[-1], read on every row, cost 0.09 us a row (a 1M-row dry run 0.69 -> 0.79 s).
-  const error = columns.error >= 0 && (fields[fields.length === header.length ? columns.error : fields.length - 1] ?? '');
+  let error = columns.error >= 0 && (fields[fields.length === header.length ? columns.error : fields.length - 1] ?? '');
+  // A user's own error column is data: a failed file's first error says "line N: ", as openInputs tells one (review24 F6: refused).
+  if (error && !(columns.ours ??= /^line \d+: /.test(error))) [error, columns.error] = [false, -1];
   const kept = error !== false && (!fields[columns.user] || fields.some((f) => f.startsWith('"'))) && KEPT_ERROR.exec(error);
-  if (kept) return invalidRow(line, record, kept[1]!);
+  // Text only in its error leaves the user's field empty: a row with its user is kept so only by its open quote's words.
+  if (kept && (!fields[columns.user] || kept[1]!.startsWith('a quoted field'))) return invalidRow(line, record, kept[1]!);
   if (fields.length !== header.length)
     return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   // `cat part-*.csv | trigger batch -` repeats each part's header: an event for the trigger named like a column (inputs20).
