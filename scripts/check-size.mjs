@@ -73,7 +73,8 @@
 // fix25b: a damage's "stopping" line names no failed file, which a run refused then never makes (review24b F2, +1); a Parquet row whose
 // id is not UTF-8 kept with its text, U+FFFD for the bad bytes, not as `t,,,` (+1); a refusal
 // cut short says so, a close after the status line is not "before it answered", a time-out after an answer began is not "no response" (+8).
-// A user's own CSV error column read as data: a failed file told by its first error, a kept row with its user only by its open quote (+3).
+// A user's own CSV error column read as data: a failed file told by its first error, a kept row with its user only by its open quote (+3);
+// a lock's temporary file at a name nobody can foresee, so another user's file at it cannot block a batch (0).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 

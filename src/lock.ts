@@ -122,9 +122,9 @@ function look(lock: string, rules: Rules): Look {
 
 /** Puts the lock in place whole; false when one is there already. Throws what the file system says. */
 function create(lock: string, text: string, mode: number): boolean {
-  const temp = `${lock}.${process.pid}.tmp`;
-  // Made new, never through what is at its name: a link planted there in a shared folder was followed, its file overwritten (review24).
-  fs.rmSync(temp, { force: true });
+  // Made new, never through what is at its name: a link planted there in a shared folder was followed, its file overwritten (review24);
+  // and at a name nobody can foresee: another user's file at `${lock}.${pid}.tmp` could not be removed and blocked the batch (review24b F6).
+  const temp = `${lock}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     fs.writeFileSync(temp, text, { mode, flag: 'wx' });
     fs.linkSync(temp, lock);

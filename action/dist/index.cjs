@@ -35965,8 +35965,7 @@ function look(lock, rules) {
   return { state: "held", blocked: { why: `process ${pid} holds its lock ${lock}`, hint, holder } };
 }
 function create(lock, text, mode2) {
-  const temp = `${lock}.${process.pid}.tmp`;
-  import_node_fs4.default.rmSync(temp, { force: true });
+  const temp = `${lock}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     import_node_fs4.default.writeFileSync(temp, text, { mode: mode2, flag: "wx" });
     import_node_fs4.default.linkSync(temp, lock);
