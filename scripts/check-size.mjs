@@ -74,11 +74,12 @@
 // id is not UTF-8 kept with its text, U+FFFD for the bad bytes, not as `t,,,` (+1); a refusal
 // cut short says so, a close after the status line is not "before it answered", a time-out after an answer began is not "no response" (+8).
 // A user's own CSV error column read as data: a failed file told by its first error, a kept row with its user only by its open quote (+3);
-// a lock's temporary file at a name nobody can foresee, so another user's file at it cannot block a batch (0).
+// a lock's temporary file at a name nobody can foresee, so another user's file at it cannot block a batch (0);
+// a killed batch's lock by name cleared with its lock by inode by a resume through a hard link (+4).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_899;
+const BUDGET = 11_903;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -18,6 +18,7 @@ interface Holder {
   start?: string | undefined; // Linux: the process's start time in clock ticks since boot, so a reused pid is not taken for it.
   pidns?: string | undefined; // Linux: the pid namespace, so a pid from another container is not judged here.
   since?: string;
+  name?: string | undefined; // A batch's: the lock by its file's name, which its lock by inode names too (review24b F7).
 }
 
 /** Linux: a process's state and start time from /proc (undefined elsewhere, or when hidden). */
@@ -71,7 +72,7 @@ function stillRuns(pid: number, recordedStart: string | undefined): boolean {
 /** What stands between a taker and the lock; `holder` when it is a process that runs (or may). */
 type Blocked = { why: string; hint: string; holder?: Holder | undefined; lock?: string };
 
-type Look = { state: 'free' } | { state: 'held'; blocked: Blocked } | { state: 'dead'; text: string; left: string };
+type Look = { state: 'free' } | { state: 'held'; blocked: Blocked } | { state: 'dead'; text: string; left: string; name?: unknown };
 
 /** A caller's rules: whether a lock file that names no holder is waited for or taken over; its mode. */
 type Rules = { unnamed: 'held' | 'stale'; mode: number };
@@ -115,7 +116,7 @@ function look(lock: string, rules: Rules): Look {
     return { state: 'held', blocked: { why: `its lock ${lock} is held by process ${pid} ${where}`, hint, holder: holder as Holder } };
   }
   const alive = pid === process.pid ? held.has(lock) : stillRuns(pid, holder.start);
-  if (!alive) return { state: 'dead', text, left: `was left by process ${pid}, which has ended` };
+  if (!alive) return { state: 'dead', text, left: `was left by process ${pid}, which has ended`, name: holder.name };
   const hint = `wait for it to finish; if it is not a trigger command, remove the lock: rm ${lock}`;
   return { state: 'held', blocked: { why: `process ${pid} holds its lock ${lock}`, hint, holder: holder as Holder } };
 }
@@ -169,6 +170,9 @@ function removeStale(lock: string, dead: Extract<Look, { state: 'dead' }>, text:
   }
   try {
     if (fs.readFileSync(lock, 'utf8') === dead.text) fs.unlinkSync(lock); // else taken by someone else meanwhile
+    // A lock by inode (in this user's own folder, so what it names is theirs) names its batch's lock by name, as stale: a resume through a
+    // hard link after kill -9 left that one behind (review24b F7).
+    if (typeof dead.name === 'string' && /^\d+-\d+\.lock$/.test(path.basename(lock))) removeStale(dead.name, dead, text, rules);
     return undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : cannot(error);
@@ -208,7 +212,7 @@ function release(lock: string, text: string): void {
   }
 }
 
-const lockText = () => `${JSON.stringify({ ...thisProcess(), since: new Date().toISOString() })}\n`;
+const lockText = (name?: string) => `${JSON.stringify({ ...thisProcess(), since: new Date().toISOString(), name })}\n`;
 
 /** How long a settings write waits for the lock by default. */
 export const LOCK_WAIT_MS = 15_000;
@@ -291,11 +295,11 @@ const inodeLock = (file: string) => {
  */
 export class FileLock {
   readonly paths: string[] = []; // the locks held
-  readonly #text = lockText();
 
   private constructor(
     readonly file: string,
     readonly what: string, // the file for the messages ("the journal big.journal")
+    private readonly text = lockText(FileLock.pathFor(file)), // the same in both locks, naming the name's
   ) {}
 
   static pathFor(file: string): string {
@@ -325,7 +329,7 @@ export class FileLock {
       try {
         lock = own ? inodeLock(this.file) : FileLock.pathFor(this.file);
         if (!lock || this.paths.includes(lock)) continue;
-        blocked = take(lock, this.#text, BATCH, cannot(lock));
+        blocked = take(lock, this.text, BATCH, cannot(lock));
       } catch (error) {
         if (own) continue; // no folder of this user's own (a read-only home): the name's lock alone, as before
         throw error;
@@ -364,6 +368,6 @@ export class FileLock {
 
   /** Gives the locks up (only those still ours). */
   release(): void {
-    for (const lock of this.paths) release(lock, this.#text);
+    for (const lock of this.paths) release(lock, this.text);
   }
 }

@@ -35960,7 +35960,7 @@ function look(lock, rules) {
     return { state: "held", blocked: { why: `its lock ${lock} is held by process ${pid} ${where2}`, hint: hint2, holder } };
   }
   const alive = pid === process.pid ? held.has(lock) : stillRuns(pid, holder.start);
-  if (!alive) return { state: "dead", text, left: `was left by process ${pid}, which has ended` };
+  if (!alive) return { state: "dead", text, left: `was left by process ${pid}, which has ended`, name: holder.name };
   const hint = `wait for it to finish; if it is not a trigger command, remove the lock: rm ${lock}`;
   return { state: "held", blocked: { why: `process ${pid} holds its lock ${lock}`, hint, holder } };
 }
@@ -36002,6 +36002,7 @@ function removeStale(lock, dead, text, rules) {
   }
   try {
     if (import_node_fs4.default.readFileSync(lock, "utf8") === dead.text) import_node_fs4.default.unlinkSync(lock);
+    if (typeof dead.name === "string" && /^\d+-\d+\.lock$/.test(import_node_path3.default.basename(lock))) removeStale(dead.name, dead, text, rules);
     return void 0;
   } catch (error2) {
     return error2.code === "ENOENT" ? void 0 : cannot2(error2);
@@ -36085,7 +36086,7 @@ var init_lock = __esm({
     MAX_LOCK_BYTES = 4096;
     held = /* @__PURE__ */ new Set();
     heldBy = (lock, why, hint = `remove it: rm ${lock}`) => ({ state: "held", blocked: { why, hint } });
-    lockText = () => `${JSON.stringify({ ...thisProcess(), since: (/* @__PURE__ */ new Date()).toISOString() })}
+    lockText = (name) => `${JSON.stringify({ ...thisProcess(), since: (/* @__PURE__ */ new Date()).toISOString(), name })}
 `;
     LOCK_WAIT_MS = 15e3;
     sleep = (ms) => new Promise((resolve2) => setTimeout(resolve2, ms));
@@ -36100,15 +36101,16 @@ var init_lock = __esm({
       return import_node_path3.default.join(folder, `${stat.dev}-${stat.ino}.lock`);
     };
     FileLock = class _FileLock {
-      constructor(file, what) {
+      // the locks held
+      constructor(file, what, text = lockText(_FileLock.pathFor(file))) {
         this.file = file;
         this.what = what;
+        this.text = text;
       }
       file;
       what;
+      text;
       paths = [];
-      // the locks held
-      #text = lockText();
       static pathFor(file) {
         let real = file;
         try {
@@ -36133,7 +36135,7 @@ var init_lock = __esm({
           try {
             lock = own ? inodeLock(this.file) : _FileLock.pathFor(this.file);
             if (!lock || this.paths.includes(lock)) continue;
-            blocked = take(lock, this.#text, BATCH, cannot2(lock));
+            blocked = take(lock, this.text, BATCH, cannot2(lock));
           } catch (error2) {
             if (own) continue;
             throw error2;
@@ -36168,7 +36170,7 @@ var init_lock = __esm({
       }
       /** Gives the locks up (only those still ours). */
       release() {
-        for (const lock of this.paths) release(lock, this.#text);
+        for (const lock of this.paths) release(lock, this.text);
       }
     };
   }

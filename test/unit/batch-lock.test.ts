@@ -109,6 +109,24 @@ describe('FileLock', () => {
     });
   });
 
+  it("after kill -9, a resume through a hard link clears the killed run's lock by name too, not only its lock by inode (review24b F7)", () => {
+    withCache(path.join(dir, 'cache'), () => {
+      fs.writeFileSync(guarded(), '');
+      const hard = path.join(dir, 'hard.journal');
+      fs.linkSync(guarded(), hard);
+      const killed = FileLock.acquire(guarded(), 'the journal j', 'wait');
+      // As a run killed with -9 leaves them: both locks in place, naming a process that has ended.
+      const left = `${JSON.stringify({ ...JSON.parse(fs.readFileSync(lockFile(), 'utf8')), pid: deadPid(), start: undefined })}\n`;
+      for (const lock of killed.paths) fs.writeFileSync(lock, left);
+      expect(killed.paths).toHaveLength(2);
+      const resumed = FileLock.acquire(hard, 'the journal hard.journal', 'wait'); // its stale lock by inode taken over
+      expect(fs.existsSync(lockFile())).toBe(false); // was: left behind, until a run by that name took it over
+      resumed.release();
+      expect(fs.readdirSync(path.join(dir, 'cache', 'trigger', 'locks'))).toEqual([]);
+      expect(fs.readdirSync(dir).filter((f) => f.endsWith('.lock'))).toEqual([]);
+    });
+  });
+
   it("a link planted at the lock's temporary name (a shared folder) is not followed: the file it names is not written (review24)", () => {
     const victim = path.join(dir, 'victim.txt');
     fs.writeFileSync(victim, 'precious\n');
