@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { homeFile, run, type Sandbox } from '../helpers/cli.js';
+import { homeFile, paste, run, type Sandbox } from '../helpers/cli.js';
 import { json, killAfter, type Received, type TestServer, useServer } from '../helpers/server.js';
 import { holdAnswers } from '../helpers/batch.js';
 
@@ -70,11 +70,17 @@ describe('trigger batch: interrupted', () => {
     const keptUrls = kept.map((line) => `/v1/triggers/t/users/${line.split(',')[1]}/events`);
     expect(new Set(keptUrls).size).toBe(keptUrls.length);
     expect(keptUrls.filter((u) => received.includes(u))).toEqual([]);
-    expect(received.length + kept.length).toBe(3000);
     expect(kept.every((line) => line.includes(`not sent: the batch was interrupted (${signal})`))).toBe(true);
     expect(result.stderr).toContain(`interrupted (${signal}): sending stopped`);
     expect(result.stderr).toMatch(new RegExp(`⚠ interrupted \\(${signal}\\): [\\d,]+ accepted`));
     expect(result.stderr).toContain('send them later with: trigger batch');
+    // After the signal the file is read for 250 ms at most: on a machine stalled past that (CI at a load of 10), the rows after
+    // the line it stopped at are in no file, and the summary prints their own command. Followed, it sends each of them once.
+    const rest = /were not read \(they are in no failed file\); send them with: (trigger batch .*)/.exec(result.stderr)?.[1];
+    if (rest) expect((await paste(rest, box.env)).code).toBe(0);
+    const all = server.requests.map((r) => r.url);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length + kept.length).toBe(3000);
   });
 
   it('a second SIGINT cancels the requests in flight and keeps them as outcome unknown', async () => {
