@@ -46165,11 +46165,14 @@ var Output = class {
    * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
    */
   stdoutError;
+  stderrError;
+  // Why stderr could not be written, once it could not: nothing more is written there.
   printOnly = false;
   // the output is the whole result (cli.ts PRINT_ONLY): nothing else was done to stand
   constructor(streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
     streams.stdout.on("error", (error2) => this.#stdoutFailed(error2));
+    streams.stderr.on("error", (error2) => this.stderrError ??= error2);
   }
   /**
    * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read when asked (a terminal may be
@@ -46222,7 +46225,7 @@ var Output = class {
   }
   /** Writes text to stderr as it is (no newline added), redacted like every line. */
   writeErr(text) {
-    this.#streams.stderr.write(this.redact(text));
+    if (!this.stderrError) this.#streams.stderr.write(this.redact(text));
   }
   /** The stream stdout lines go to (the batch writes its NDJSON there, with back-pressure). */
   get stdoutStream() {
@@ -46237,7 +46240,7 @@ var Output = class {
 `);
   }
   stderr(line2) {
-    this.#streams.stderr.write(`${this.redact(line2)}
+    if (!this.stderrError) this.#streams.stderr.write(`${this.redact(line2)}
 `);
   }
 };

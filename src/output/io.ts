@@ -23,12 +23,16 @@ export class Output {
    * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
    */
   stdoutError: NodeJS.ErrnoException | undefined;
+  stderrError: NodeJS.ErrnoException | undefined; // Why stderr could not be written, once it could not: nothing more is written there.
   printOnly = false; // the output is the whole result (cli.ts PRINT_ONLY): nothing else was done to stand
 
   constructor(streams: Streams = { stdout: process.stdout, stderr: process.stderr }) {
     this.#streams = streams;
     // Without a listener, a stdout write error is thrown from the event loop: a stack trace and exit 1 ("refused") for an accepted event.
     streams.stdout.on('error', (error: NodeJS.ErrnoException) => this.#stdoutFailed(error));
+    // So for stderr (`2>/dev/full`, `2>&1 | head`): a batch died with no failed file, its sent rows recorded nowhere (audit25). Nobody
+    // can be told when stderr is gone: what is done stands, the files are written, the exit code says the rest.
+    streams.stderr.on('error', (error: NodeJS.ErrnoException) => (this.stderrError ??= error));
   }
 
   /**
@@ -91,7 +95,7 @@ export class Output {
 
   /** Writes text to stderr as it is (no newline added), redacted like every line. */
   writeErr(text: string): void {
-    this.#streams.stderr.write(this.redact(text));
+    if (!this.stderrError) this.#streams.stderr.write(this.redact(text));
   }
 
   /** The stream stdout lines go to (the batch writes its NDJSON there, with back-pressure). */
@@ -109,6 +113,6 @@ export class Output {
   }
 
   stderr(line: string): void {
-    this.#streams.stderr.write(`${this.redact(line)}\n`);
+    if (!this.stderrError) this.#streams.stderr.write(`${this.redact(line)}\n`);
   }
 }
