@@ -43545,7 +43545,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, SHARED_HOLD_TRIPS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, SLOTS_LEAVE_MS, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, BURST_GAPS, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, SHARED_HOLD_TRIPS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, SLOTS_LEAVE_MS, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43566,6 +43566,7 @@ var init_pace = __esm({
     GROW_BELOW = 1.1;
     SHRINK_ABOVE = 1.5;
     SHRINK_BY = 0.9;
+    BURST_GAPS = 1.5;
     PACED_GROW_BELOW = 2;
     TOLERATED_PUSH_BACKS = 2;
     TOLERANCE_ANSWERS = 100;
@@ -43689,6 +43690,8 @@ var init_pace = __esm({
       #startsInARow = 0;
       // Starts since the last answer, and whether two ever went out with no answer between them (a burst).
       #sentInBursts = false;
+      /** The first burst: how many, its first answer (when), the last, the gaps between its answers, their round trips' sum, answers. */
+      #burst = { n: 0, at: 0, last: 0, gaps: [], sum: 0, seen: 0 };
       #rateGapMs = 0;
       // Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate).
       #rateMs = 0;
@@ -43806,14 +43809,16 @@ var init_pace = __esm({
       /** Told of every attempt as it ends: what it came to, its round trip (ms), a push-back's Retry-After (ms; negative: none). */
       answered(answer, rttMs, retryAfterMs = -1) {
         const now = this.#now();
-        this.#startsInARow = 0;
         if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
-        if (this.#windowMs < 0) [this.#windowMs, this.#win.lo, this.#win.hi] = [rttMs, now, now];
+        if (this.#windowMs < 0)
+          [this.#windowMs, this.#win.lo, this.#win.hi, this.#burst.n, this.#burst.at] = [rttMs, now, now, this.#startsInARow, now];
+        this.#startsInARow = 0;
         if (this.#theirs(answer, rttMs, retryAfterMs)) return;
         const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
         if (answer === Answer.Accepted) {
           if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
           this.#count(now - rttMs, false, rttMs);
+          if (now - rttMs < this.#burst.at - MIN_RTT_MS) this.#burstAnswer(now, rttMs);
           this.#accepted++;
           this.#rttSum += rttMs;
           const fast = !this.#spaced || this.#acceptedEvery < this.gapMs / 2;
@@ -43863,6 +43868,18 @@ var init_pace = __esm({
           return;
         }
         if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+      }
+      /**
+       * The first burst's answers, all accepted: a queue's come back a service time apart (or together, a worker each), a path's jitter's at
+       * random. Jitter's: the first, the fastest of them, is no base (every later window read slow, down to one in flight); their mean is.
+       */
+      #burstAnswer(now, rttMs) {
+        const b = this.#burst;
+        if (b.seen++ > 0) b.gaps.push(now - b.last);
+        [b.last, b.sum] = [now, b.sum + rttMs];
+        if (b.seen !== b.n) return;
+        const [apart, mean] = [b.gaps.filter((gap) => gap > NOISE_MS + Math.max(...b.gaps) / 10), b.sum / b.n];
+        if (Math.max(...apart) > BURST_GAPS * Math.min(...apart) && mean > this.#baseRtt * GROW_BELOW + NOISE_MS) this.#baseRtt = mean;
       }
       /** A push-back (itself on time) to the start after one accepted late, paced: the path held that one, the service saw both bunched. */
       #bunched(sent, rttMs) {

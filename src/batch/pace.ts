@@ -53,6 +53,7 @@ const NOISE_MS = 2; // Round trips within this many ms of the base are the same:
 const GROW_BELOW = 1.1;
 const SHRINK_ABOVE = 1.5;
 const SHRINK_BY = 0.9;
+const BURST_GAPS = 1.5; // A first burst's answers apart (not together) by gaps over this ratio of each other: jitter (see #burstAnswer).
 const PACED_GROW_BELOW = 2; // Paced, a round trip with no push-back grows the limit by one up to this multiple of the base.
 const TOLERATED_PUSH_BACKS = 2; // Push-backs tolerated within the last TOLERANCE_ANSWERS answers (more: a full service; fewer: random).
 const TOLERANCE_ANSWERS = 100;
@@ -185,6 +186,8 @@ export class Pace {
   #burstsTaken = 0;
   #startsInARow = 0; // Starts since the last answer, and whether two ever went out with no answer between them (a burst).
   #sentInBursts = false;
+  /** The first burst: how many, its first answer (when), the last, the gaps between its answers, their round trips' sum, answers. */
+  readonly #burst = { n: 0, at: 0, last: 0, gaps: [] as number[], sum: 0, seen: 0 };
   #rateGapMs = 0; // Paced, the pace also held as a rate: the least time between starts (0: none yet; see #holdRate).
   #rateMs = 0; // Time since the spacing held as a rate last narrowed, ms, and narrowings in a row.
   #rateNarrowings = 0;
@@ -278,16 +281,18 @@ export class Pace {
   /** Told of every attempt as it ends: what it came to, its round trip (ms), a push-back's Retry-After (ms; negative: none). */
   answered(answer: Answer, rttMs: number, retryAfterMs = -1): void {
     const now = this.#now();
-    this.#startsInARow = 0;
     // Round trips are whole ms, on loopback mostly 0: every answer would be news, what the service took nothing, a gap never closing.
     if (rttMs < MIN_RTT_MS) rttMs = MIN_RTT_MS;
-    if (this.#windowMs < 0) [this.#windowMs, this.#win.lo, this.#win.hi] = [rttMs, now, now];
+    if (this.#windowMs < 0)
+      [this.#windowMs, this.#win.lo, this.#win.hi, this.#burst.n, this.#burst.at] = [rttMs, now, now, this.#startsInARow, now];
+    this.#startsInARow = 0;
     if (this.#theirs(answer, rttMs, retryAfterMs)) return;
     // Accepted half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
     const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
     if (answer === Answer.Accepted) {
       if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
       this.#count(now - rttMs, false, rttMs);
+      if (now - rttMs < this.#burst.at - MIN_RTT_MS) this.#burstAnswer(now, rttMs);
       this.#accepted++;
       this.#rttSum += rttMs;
       // Faster than the gap before: a run of push-backs was the service down, not the others (item 18).
@@ -350,6 +355,19 @@ export class Pace {
     }
     // One decision per round trip: a window lasts as long as the last one's answers took.
     if (now - this.#windowStart >= this.#windowMs) this.#decide(now);
+  }
+
+  /**
+   * The first burst's answers, all accepted: a queue's come back a service time apart (or together, a worker each), a path's jitter's at
+   * random. Jitter's: the first, the fastest of them, is no base (every later window read slow, down to one in flight); their mean is.
+   */
+  #burstAnswer(now: number, rttMs: number): void {
+    const b = this.#burst;
+    if (b.seen++ > 0) b.gaps.push(now - b.last);
+    [b.last, b.sum] = [now, b.sum + rttMs];
+    if (b.seen !== b.n) return;
+    const [apart, mean] = [b.gaps.filter((gap) => gap > NOISE_MS + Math.max(...b.gaps) / 10), b.sum / b.n]; // together: a client's delays
+    if (Math.max(...apart) > BURST_GAPS * Math.min(...apart) && mean > this.#baseRtt * GROW_BELOW + NOISE_MS) this.#baseRtt = mean;
   }
 
   /** A push-back (itself on time) to the start after one accepted late, paced: the path held that one, the service saw both bunched. */
