@@ -42596,6 +42596,14 @@ function fingerprint(file) {
   }
   return { path: import_node_path12.default.resolve(file), size, sha256: hash.digest("hex") };
 }
+async function fingerprintOf(file, signal, onRead) {
+  const [hash, stream] = [(0, import_node_crypto.createHash)("sha256"), import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024, signal })];
+  for await (const chunk of stream) {
+    hash.update(chunk);
+    onRead(chunk.length);
+  }
+  return { path: import_node_path12.default.resolve(file), size: stream.bytesRead, sha256: hash.digest("hex") };
+}
 function parsed(text, otherwise) {
   try {
     return JSON.parse(text);
@@ -43001,7 +43009,7 @@ function restCommand(input2, options, { file, line: line2, later = [], check: ch
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return `${found2.compression ? `${found2.compression} -t ${shellQuote(file)} && ` : ""}${args.join(" ")}`;
 }
-function openWritten(input2, header, options, catalog, folder, warn) {
+async function openWritten(input2, header, options, catalog, folder, warn, fingerprints) {
   const dryRun = options.dryRun === true;
   const written = { failed: void 0, journal: void 0, locks: [] };
   let made = false;
@@ -43030,7 +43038,7 @@ function openWritten(input2, header, options, catalog, folder, warn) {
       written.journal = Journal.open(options.journal, {
         catalog,
         resume: options.resume === true,
-        inputs: input2.files.map((f) => fingerprint(f.path)),
+        inputs: await fingerprints(input2.files.map((f) => f.path)),
         format: input2.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
         read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine?.line, from },
@@ -44590,7 +44598,8 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
   let written;
   try {
-    written = openWritten(input2, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn);
+    const [catalogSum, hashing] = [catalogFingerprint(catalog?.catalog), (files) => readForJournal(files, options, { io, env: env2 })];
+    written = await openWritten(input2, reader.header, options, catalogSum, inFolder(cwd, "."), warn, hashing);
   } catch (error2) {
     await client?.destroy();
     input2.close();
@@ -44599,6 +44608,28 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
   await send({ io, env: env2, cwd, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, typed: typed2, ...written });
+}
+async function readForJournal(files, options, { io, env: env2 }) {
+  const [stop, done, total] = [new AbortController(), [], files.reduce((n, f) => n + import_node_fs13.default.statSync(f).size, 0)];
+  const removeSignals = onStopSignals((signal2) => stop.abort(signal2));
+  let read = 0;
+  const line2 = () => io.errColors.dim(`reading the input for --journal: ${formatCount(read / 1e6)} of ${formatCount(total / 1e6)} MB`);
+  const shown2 = spinnerWanted(env2, io.terminal) && !options.quiet && !options.json && !options.verbose;
+  const progress = shown2 ? new Progress(io, line2) : void 0;
+  progress?.draw();
+  progress?.start();
+  try {
+    for (const file of files) done.push(await fingerprintOf(file, stop.signal, (n) => read += n));
+  } catch (error2) {
+    if (!stop.signal.aborted) throw error2;
+  } finally {
+    removeSignals();
+    progress?.stop();
+  }
+  const signal = stop.signal.reason;
+  if (!signal) return done;
+  io.stderr(io.errColors.warn(`interrupted (${signal}) while reading the input for --journal: nothing was sent; run the command again`));
+  throw new TriggerError("interrupted", "interrupted", { reported: true, signal });
 }
 async function send(run2) {
   const { io, options, input: input2, client, pace, failed, journal } = run2;

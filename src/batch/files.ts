@@ -227,7 +227,7 @@ export interface Written {
  * first), the failed file (without --failed, a file named by the time in `folder`, made only if there is something to keep; a dry run sends
  * nothing: none), then the journal, for this input, shard and catalog. A refusal on the way leaves nothing behind.
  */
-export function openWritten(
+export async function openWritten(
   input: Input,
   /** The input's header, for the failed file (known once the first row is read). */
   header: () => readonly string[] | undefined,
@@ -235,7 +235,8 @@ export function openWritten(
   catalog: CatalogFingerprint | null,
   folder: string,
   warn: (line: string) => void,
-): Written {
+  fingerprints: (files: string[]) => Promise<InputFingerprint[]>, // each input file's, read without blocking (a stop signal is heard)
+): Promise<Written> {
   const dryRun = options.dryRun === true;
   const written: Written = { failed: undefined, journal: undefined, locks: [] };
   let made = false; // whether this run made the journal
@@ -266,7 +267,7 @@ export function openWritten(
       written.journal = Journal.open(options.journal, {
         catalog,
         resume: options.resume === true,
-        inputs: input.files.map((f) => fingerprint(f.path)),
+        inputs: await fingerprints(input.files.map((f) => f.path)),
         format: input.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
         read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine?.line, from },

@@ -47,6 +47,16 @@ export function fingerprint(file: string): InputFingerprint {
   return { path: path.resolve(file), size, sha256: hash.digest('hex') };
 }
 
+/** The same, a piece a turn: a stop signal is heard while a big export is read (`signal` ends it), and `onRead` is told each piece. */
+export async function fingerprintOf(file: string, signal: AbortSignal, onRead: (bytes: number) => void): Promise<InputFingerprint> {
+  const [hash, stream] = [createHash('sha256'), fs.createReadStream(file, { highWaterMark: 1024 * 1024, signal })];
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    onRead(chunk.length);
+  }
+  return { path: path.resolve(file), size: stream.bytesRead, sha256: hash.digest('hex') };
+}
+
 const UNKNOWN_EARLIER = 'in flight when an earlier run of this batch ended: it may or may not have been recorded';
 
 const NONE = 0;

@@ -20,7 +20,7 @@ import {
 } from '../batch/files.js';
 import { stopCause } from '../batch/stop.js';
 import { githubAnnotation } from '../output/render.js';
-import { catalogFingerprint } from '../batch/journal.js';
+import { catalogFingerprint, fingerprintOf, type InputFingerprint } from '../batch/journal.js';
 import { FORMAT_TABLE, FORMATS } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
 import { errnoWords } from '../errno.js';
@@ -145,7 +145,8 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
   let written: Written;
   try {
-    written = openWritten(input, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn);
+    const [catalogSum, hashing] = [catalogFingerprint(catalog?.catalog), (files: string[]) => readForJournal(files, options, { io, env })];
+    written = await openWritten(input, reader.header, options, catalogSum, inFolder(cwd, '.'), warn, hashing);
   } catch (error) {
     await client?.destroy();
     input.close(); // a pipe that is still open must not keep a refused run waiting
@@ -154,6 +155,30 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
   await send({ io, env, cwd, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, ...written });
+}
+
+/** The inputs' fingerprints for --journal, read a piece at a time: a line on a terminal says how far, a stop signal ends the batch (audit24). */
+async function readForJournal(files: string[], options: BatchCommandOptions, { io, env }: Pick<Context, 'io' | 'env'>) {
+  const [stop, done, total] = [new AbortController(), [] as InputFingerprint[], files.reduce((n, f) => n + fs.statSync(f).size, 0)];
+  const removeSignals = onStopSignals((signal) => stop.abort(signal));
+  let read = 0;
+  const line = () => io.errColors.dim(`reading the input for --journal: ${formatCount(read / 1e6)} of ${formatCount(total / 1e6)} MB`);
+  const shown = spinnerWanted(env, io.terminal) && !options.quiet && !options.json && !options.verbose;
+  const progress = shown ? new Progress(io, line) : undefined;
+  progress?.draw(); // at once: a 4 GB export took seconds without a word
+  progress?.start();
+  try {
+    for (const file of files) done.push(await fingerprintOf(file, stop.signal, (n) => (read += n)));
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
+  } finally {
+    removeSignals();
+    progress?.stop();
+  }
+  const signal = stop.signal.reason as StopSignal | undefined; // heard after the last piece too: send() would not hear it again
+  if (!signal) return done;
+  io.stderr(io.errColors.warn(`interrupted (${signal}) while reading the input for --journal: nothing was sent; run the command again`));
+  throw new TriggerError('interrupted', 'interrupted', { reported: true, signal }); // before any row: nothing made is left (openWritten)
 }
 
 interface Run extends Written, Pick<Context, 'io' | 'env' | 'cwd'> {

@@ -53,3 +53,35 @@ describe('a terminal on stderr, in-process', () => {
     expect(result.stderr).not.toContain('\r\x1b[K');
   });
 });
+
+describe('a batch with --journal reads its input whole first (audit24 item 11: a 4 GB export took seconds without a word)', () => {
+  it('says so on a terminal, cleared before the batch goes on; not with --quiet or --json, nor off a terminal', async () => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    const input = path.join(sandbox.home, 'in.csv');
+    fs.writeFileSync(input, 'triggerId,userId\nt,a\nt,b\n');
+    const args = (n: number) => [
+      'batch',
+      input,
+      '--journal',
+      path.join(sandbox.home, `${n}.journal`),
+      '--failed',
+      path.join(sandbox.home, `${n}-f.csv`),
+    ];
+    const shown = await inTerminal(args(1));
+    expect(shown.code).toBe(0);
+    expect(shown.stderr).toContain('\r\x1b[Kreading the input for --journal: 0 of 0 MB\r\x1b[K');
+    for (const [n, extra] of [
+      [2, '--quiet'],
+      [3, '--json'],
+    ] as const) {
+      const quiet = await inTerminal([...args(n), extra]);
+      expect(quiet.code).toBe(0);
+      expect(quiet.stderr).not.toContain('--journal');
+    }
+    const stderr = new Captured();
+    const plain = await main(['node', 'trigger', ...args(4)], { io: new Output({ stdout: new Captured(), stderr }), env: sandbox.env });
+    expect(plain).toBe(0);
+    expect(stderr.text).not.toContain('--journal');
+    expect(server.requests).toHaveLength(8);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * audit24 item 11: with --journal every input is read whole for its fingerprint before the first row. That read was one blocking
+ * loop: a signal during it killed the process outright, with no line, and left the failed file's .tmp and the locks behind. The
+ * built binary, stopped by a real signal while it reads (its .tmp is made just before): the exit code of the signal, one line, no
+ * request, and nothing it made left (the earlier failed file as it was, no journal, no .tmp, no lock).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { run, type Sandbox } from '../helpers/cli.js';
+import { json, type TestServer, useServer } from '../helpers/server.js';
+
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => ([server, box] = [s, b]));
+
+const at = (name: string) => path.join(box.home, name);
+/** The files in the sandbox's home (hidden ones too: a .tmp, a lock) and in the folder of the locks by inode. */
+const left = (): string[] => {
+  const locks = at('.cache/trigger/locks');
+  const home = fs.readdirSync(box.home, { withFileTypes: true }).filter((e) => e.isFile());
+  return [...home.map((e) => e.name), ...(fs.existsSync(locks) ? fs.readdirSync(locks) : [])].sort();
+};
+
+it.each([
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)('%s while the input is read for --journal: exit %i, one line, nothing sent, nothing left behind', async (signal, code) => {
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  // A gigabyte without a gigabyte of disk: a CSV whose end is a hole, read for its fingerprint long after the signal came.
+  fs.writeFileSync(at('big.csv'), 'triggerId,userId\nt,a\n');
+  fs.truncateSync(at('big.csv'), 2 ** 30);
+  fs.writeFileSync(at('f.csv'), 'kept by an earlier run\n');
+  const onSpawn = (child: { kill(signal: NodeJS.Signals): boolean }) => {
+    const poll = setInterval(() => fs.existsSync(at('.f.csv.tmp')) && (clearInterval(poll), child.kill(signal)), 2);
+  };
+  const args = ['batch', at('big.csv'), '--journal', at('big.journal'), '--failed', at('f.csv')];
+  const result = await run(args, { env: box.env, onSpawn });
+  expect({ code: result.code, signal: result.signal }).toEqual({ code, signal: null });
+  expect(result.stderr).toBe(`interrupted (${signal}) while reading the input for --journal: nothing was sent; run the command again\n`);
+  expect(server.requests).toHaveLength(0);
+  expect(fs.readFileSync(at('f.csv'), 'utf8')).toBe('kept by an earlier run\n');
+  expect(left()).toEqual(['big.csv', 'f.csv']);
+});
