@@ -37855,6 +37855,196 @@ var init_failed = __esm({
   }
 });
 
+// src/batch/stop.ts
+function unsentWords(reason2) {
+  if (!reason2) return "not sent: the batch stopped first";
+  if (reason2.kind === "signal") return `not sent: the batch was interrupted (${reason2.signal})`;
+  if (reason2.kind === "failed-file") return "not sent: the batch stopped because the failed file could not be written";
+  return `not sent: the batch stopped ${reason2.kind === "breaker" ? "after" : "because"} ${stopCause(reason2)}`;
+}
+var isStopReason, CAUSES, stopCause;
+var init_stop = __esm({
+  "src/batch/stop.ts"() {
+    "use strict";
+    init_errno();
+    isStopReason = (value) => typeof value === "object" && value !== null && typeof value.kind === "string";
+    CAUSES = {
+      signal: (r) => `it was interrupted (${r.signal})`,
+      breaker: (r) => `${r.failures} failures in a row: ${r.answer}`,
+      stdout: (r) => r.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${errnoWords(r.error)}`,
+      "failed-file": (r) => `${r.path} could not be written (${errnoWords(r.error)})`,
+      journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
+      "retry-after": (r) => `the service asked to wait ${r.seconds} s (Retry-After), more than a batch waits`,
+      "pushed-back": (r) => `the service pushed back every request for ${r.seconds} s and accepted none`,
+      damaged: (r) => `${r.file} could not be read on after line ${r.line} (${r.why})`
+    };
+    stopCause = (reason2) => CAUSES[reason2.kind](reason2);
+  }
+});
+
+// src/batch/report.ts
+function rowJson(row, outcome, mask) {
+  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
+  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
+  if (outcome.kind === "accepted") return resultJson(outcome.result, mask, lead);
+  if ((outcome.kind === "failed" || outcome.kind === "unknown") && outcome.error)
+    return failureJson(outcome.error, mask, event, lead, { body: false });
+  if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
+  const value = outcome.kind === "invalid" ? numberIn(row.value) : rawJson(row.value);
+  const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
+  if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
+  const error2 = { kind: outcome.kind, message: failureReason(outcome, mask), recorded: outcome.kind === "unknown" ? "unknown" : "no" };
+  return toJson({ ...notSent, error: error2 });
+}
+function numberIn(text) {
+  try {
+    return rawJson(text && parseValue(text, "value").json);
+  } catch {
+    return null;
+  }
+}
+function rateOf(counts, elapsedMs) {
+  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
+  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
+}
+function progressLine(counts, total, elapsedMs, c, live) {
+  const done = counts.rows - counts.unsent;
+  const rate2 = rateOf(counts, elapsedMs);
+  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
+  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
+  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
+  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
+  parts.push(`${formatCount(rate2)}/s`);
+  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
+  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
+  const stopped = live?.stopped === true || counts.unsent > 0;
+  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
+  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
+  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
+}
+function summaryLines(s, c) {
+  const { counts } = s;
+  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
+  const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
+  const interrupted = s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : void 0;
+  if (s.dryRun) {
+    const damaged2 = s.notReadAfter?.file ? [notRead] : [];
+    const head2 = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714"));
+    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    return [checked, ...damaged2, ...keptLines(s, c)];
+  }
+  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
+  const head = allGood ? c.success("\u2714") : interrupted ?? (s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716"));
+  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
+  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
+  if (!allGood || counts.rows === 0) {
+    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
+    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
+    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  }
+  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
+  if (notRead) lines.push(notRead);
+  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
+  return [...lines, ...keptLines(s, c)];
+}
+function notReadLine({ line: line2, dropped, file, damaged: damaged2, why, later = [], rest }, c, resume) {
+  const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
+  const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
+  const garbage = why?.startsWith("trailing garbage") && /are not (\w+)/.exec(why)[1];
+  const cut = why?.includes("truncate -s") ? "; cut them off as said above (or copy it whole again)" : "";
+  const damage = garbage ? `  ${file} has bytes after line ${line2} that are not ${garbage}: every row before them was read${cut}` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
+  if (damaged2) return c.error(damage) + send2(garbage ? ", then send any rows after them with" : ", then send them with");
+  const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
+  if (file)
+    return c.warn(`  the rows after line ${line2} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");
+  return line2 === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line2}${partial}; what came after it was not read`;
+}
+function paceWords(pace) {
+  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
+  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
+  return `concurrency auto, ${range}${spaced}; ${plural(pace.pushedBack, "answer")} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
+}
+function keptLines(s, c) {
+  const { counts } = s;
+  const kept = rowsNotAccepted(counts);
+  if (kept === 0) return [];
+  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
+  const lines = [];
+  if (s.notKept) {
+    const lost = `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`;
+    lines.push(c.error(lost) + (s.next?.resume ? `; once there is room, carry the batch on with: ${s.next.command}` : ""));
+  } else {
+    const them = kept === 1 ? "it" : "them";
+    const next = s.next && s.next.command !== s.notReadAfter?.rest ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
+    lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
+  }
+  if (s.journalBehind) {
+    const behind = `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`;
+    lines.push(c.error(behind));
+  }
+  if (counts.unknown && !s.next?.resume) {
+    const one = counts.unknown === 1;
+    const unknown = `  ${one ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${one ? "it" : "them"}; add --retry-unknown once you know ${one ? "it was" : "they were"} not recorded`;
+    lines.push(c.warn(unknown));
+  }
+  return lines;
+}
+function stepSummary(name, s) {
+  const { counts, pace } = s;
+  const title = `trigger batch ${name}${s.dryRun ? " (dry run)" : s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
+  const rows2 = [
+    ["rows", counts.rows],
+    s.dryRun ? ["valid (not sent)", counts.checked] : ["accepted", counts.accepted]
+  ];
+  if (counts.earlier) rows2.push(["accepted in an earlier run", counts.earlier]);
+  rows2.push(["failed", counts.failed], ["invalid", counts.invalid], ["not sent", counts.unsent], ["outcome unknown", counts.unknown]);
+  rows2.push(["time", formatMs(Math.round(s.elapsedMs))], ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`]);
+  if (pace) {
+    rows2.push(["concurrency (auto)", pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest}\u2013${pace.highest}`]);
+    if (pace.widestGapMs > 0) rows2.push(["starts spaced (auto)", `up to ${formatMs(Math.round(pace.widestGapMs))} apart`]);
+    rows2.push(["pushed back (429/503)", pace.pushedBack]);
+  }
+  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
+  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
+Rows not accepted are in \`${s.failedFile}\`.
+` : "";
+  const { file, line: line2, rest } = s.notReadAfter ?? {};
+  const unread = file ? `
+The rows after line ${line2} of \`${file}\` were not read${rest ? `; send them with: \`${rest}\`` : ""}.
+` : "";
+  return `### ${title.replaceAll("|", "\\|")}
+
+${table}
+${kept}${unread}
+`;
+}
+var formatCount, serverWords, REASONS2, failureReason, failureLine, rowsNotAccepted, plural, rows;
+var init_report = __esm({
+  "src/batch/report.ts"() {
+    "use strict";
+    init_render();
+    init_errors();
+    init_request();
+    init_rows();
+    init_stop();
+    formatCount = (n) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    serverWords = (outcome, mask) => outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
+    REASONS2 = {
+      failed: serverWords,
+      unsent: (outcome) => unsentWords(outcome.stop),
+      invalid: (outcome) => `invalid, not sent: ${outcome.reason}`,
+      unknown: (outcome, mask) => `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`
+      // a 500 quotes the server too
+    };
+    failureReason = (outcome, mask) => REASONS2[outcome.kind]?.(outcome, mask);
+    failureLine = (line2, reason2, c) => `${c.error("\u2716")} ${typeof line2 === "number" ? `line ${line2}` : line2}: ${printable(reason2)}`;
+    rowsNotAccepted = (c) => c.rows - c.accepted - c.earlier - c.checked;
+    plural = (n, one) => `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
+    rows = (n) => plural(n, "row");
+  }
+});
+
 // node_modules/hyparquet/src/constants.js
 var ParquetTypes, Encodings, FieldRepetitionTypes, ConvertedTypes, CompressionCodecs, PageTypes, BoundaryOrders, EdgeInterpolationAlgorithms;
 var init_constants = __esm({
@@ -42241,7 +42431,7 @@ async function* rowsOfFiles(input2, options, stop, one) {
   for (const [i, file] of input2.files.entries()) {
     const rows2 = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input2, one ? void 0 : base);
     let next;
-    let [sum, held2] = [2166136261, !stop.check || i > 0];
+    let [sum, held2, skips] = [2166136261, !stop.check || i > 0, 0];
     const hold = () => {
       if (sumText(sum) !== stop.check) throw changed(file.name, stop.after);
       held2 = true;
@@ -42249,7 +42439,7 @@ async function* rowsOfFiles(input2, options, stop, one) {
     while (!(next = await rows2.next()).done) {
       if (i === 0 && stop.after) {
         const skipped = next.value.filter((row) => row.line <= stop.after);
-        sum = rowsSum(sum, skipped);
+        [sum, skips] = [rowsSum(sum, skipped), skips + skipped.length];
         if (!(next.value = next.value.slice(skipped.length)).length) continue;
       }
       if (!held2) hold();
@@ -42263,6 +42453,7 @@ async function* rowsOfFiles(input2, options, stop, one) {
       yield next.value;
     }
     if (!held2) hold();
+    if (i === 0 && stop.after && next.value < stop.after && !input2.damaged) throw pastEnd(file.name, skips, next.value, stop.after);
     if (input2.damaged?.file === file.name) input2.damaged.check ??= sumText(sum);
     base += next.value;
   }
@@ -42357,7 +42548,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, sumText, changed, stopAt;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, sumText, changed, pastEnd, stopAt;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42369,6 +42560,7 @@ var init_input = __esm({
     init_errors();
     init_render();
     init_formats();
+    init_report();
     init_rows();
     zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
@@ -42389,197 +42581,11 @@ var init_input = __esm({
     changed = (file, line2) => new UsageError(`${file} has changed since the batch stopped: its rows up to line ${line2} are not the ones it read; nothing was sent`, {
       hint: "run the command as printed (its --columns and --trigger too) on the file that batch read; of a file written anew, which rows were sent cannot be told"
     });
+    pastEnd = (file, rows2, last, after) => {
+      const message = `--after-line ${after} is past the end of ${file}: it has ${plural(rows2, "row")}${rows2 ? `, the last at line ${last}` : ""}`;
+      return new UsageError(`${message}; nothing was sent`, { hint: "give a line of the file: the rows after it are sent" });
+    };
     stopAt = (stop, more, ms = Infinity) => void (stop.more === void 0 && Object.assign(stop, { more, until: Date.now() + ms }));
-  }
-});
-
-// src/batch/stop.ts
-function unsentWords(reason2) {
-  if (!reason2) return "not sent: the batch stopped first";
-  if (reason2.kind === "signal") return `not sent: the batch was interrupted (${reason2.signal})`;
-  if (reason2.kind === "failed-file") return "not sent: the batch stopped because the failed file could not be written";
-  return `not sent: the batch stopped ${reason2.kind === "breaker" ? "after" : "because"} ${stopCause(reason2)}`;
-}
-var isStopReason, CAUSES, stopCause;
-var init_stop = __esm({
-  "src/batch/stop.ts"() {
-    "use strict";
-    init_errno();
-    isStopReason = (value) => typeof value === "object" && value !== null && typeof value.kind === "string";
-    CAUSES = {
-      signal: (r) => `it was interrupted (${r.signal})`,
-      breaker: (r) => `${r.failures} failures in a row: ${r.answer}`,
-      stdout: (r) => r.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${errnoWords(r.error)}`,
-      "failed-file": (r) => `${r.path} could not be written (${errnoWords(r.error)})`,
-      journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
-      "retry-after": (r) => `the service asked to wait ${r.seconds} s (Retry-After), more than a batch waits`,
-      "pushed-back": (r) => `the service pushed back every request for ${r.seconds} s and accepted none`,
-      damaged: (r) => `${r.file} could not be read on after line ${r.line} (${r.why})`
-    };
-    stopCause = (reason2) => CAUSES[reason2.kind](reason2);
-  }
-});
-
-// src/batch/report.ts
-function rowJson(row, outcome, mask) {
-  const lead = row.file === void 0 ? { line: row.line } : { file: row.file, line: row.line };
-  const event = { triggerId: row.triggerId, userId: row.userId, value: row.value };
-  if (outcome.kind === "accepted") return resultJson(outcome.result, mask, lead);
-  if ((outcome.kind === "failed" || outcome.kind === "unknown") && outcome.error)
-    return failureJson(outcome.error, mask, event, lead, { body: false });
-  if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-  const value = outcome.kind === "invalid" ? numberIn(row.value) : rawJson(row.value);
-  const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
-  if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
-  const error2 = { kind: outcome.kind, message: failureReason(outcome, mask), recorded: outcome.kind === "unknown" ? "unknown" : "no" };
-  return toJson({ ...notSent, error: error2 });
-}
-function numberIn(text) {
-  try {
-    return rawJson(text && parseValue(text, "value").json);
-  } catch {
-    return null;
-  }
-}
-function rateOf(counts, elapsedMs) {
-  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
-  return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
-}
-function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows - counts.unsent;
-  const rate2 = rateOf(counts, elapsedMs);
-  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
-  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
-  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
-  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
-  parts.push(`${formatCount(rate2)}/s`);
-  if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
-  if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  const stopped = live?.stopped === true || counts.unsent > 0;
-  if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
-  else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
-  return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
-}
-function summaryLines(s, c) {
-  const { counts } = s;
-  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
-  const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
-  const interrupted = s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : void 0;
-  if (s.dryRun) {
-    const damaged2 = s.notReadAfter?.file ? [notRead] : [];
-    const head2 = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714"));
-    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
-    return [checked, ...damaged2, ...keptLines(s, c)];
-  }
-  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
-  const head = allGood ? c.success("\u2714") : interrupted ?? (s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716"));
-  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
-  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
-  if (!allGood || counts.rows === 0) {
-    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
-    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
-    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  }
-  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
-  if (notRead) lines.push(notRead);
-  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
-  return [...lines, ...keptLines(s, c)];
-}
-function notReadLine({ line: line2, dropped, file, damaged: damaged2, why, later = [], rest }, c, resume) {
-  const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
-  const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
-  const garbage = why?.startsWith("trailing garbage") && /are not (\w+)/.exec(why)[1];
-  const cut = why?.includes("truncate -s") ? "; cut them off as said above (or copy it whole again)" : "";
-  const damage = garbage ? `  ${file} has bytes after line ${line2} that are not ${garbage}: every row before them was read${cut}` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
-  if (damaged2) return c.error(damage) + send2(garbage ? ", then send any rows after them with" : ", then send them with");
-  const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
-  if (file)
-    return c.warn(`  the rows after line ${line2} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");
-  return line2 === 0 && dropped === 0 ? "  nothing was read from standard input" : `  standard input was read up to line ${line2}${partial}; what came after it was not read`;
-}
-function paceWords(pace) {
-  const range = `${pace.lowest === pace.highest ? pace.lowest : `${pace.lowest} to ${pace.highest}`} at once`;
-  const spaced = pace.widestGapMs > 0 ? `, starts spaced up to ${formatMs(Math.round(pace.widestGapMs))} apart` : "";
-  return `concurrency auto, ${range}${spaced}; ${plural(pace.pushedBack, "answer")} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
-}
-function keptLines(s, c) {
-  const { counts } = s;
-  const kept = rowsNotAccepted(counts);
-  if (kept === 0) return [];
-  if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
-  const lines = [];
-  if (s.notKept) {
-    const lost = `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`;
-    lines.push(c.error(lost) + (s.next?.resume ? `; once there is room, carry the batch on with: ${s.next.command}` : ""));
-  } else {
-    const them = kept === 1 ? "it" : "them";
-    const next = s.next && s.next.command !== s.notReadAfter?.rest ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
-    lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
-  }
-  if (s.journalBehind) {
-    const behind = `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`;
-    lines.push(c.error(behind));
-  }
-  if (counts.unknown && !s.next?.resume) {
-    const one = counts.unknown === 1;
-    const unknown = `  ${one ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${one ? "it" : "them"}; add --retry-unknown once you know ${one ? "it was" : "they were"} not recorded`;
-    lines.push(c.warn(unknown));
-  }
-  return lines;
-}
-function stepSummary(name, s) {
-  const { counts, pace } = s;
-  const title = `trigger batch ${name}${s.dryRun ? " (dry run)" : s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
-  const rows2 = [
-    ["rows", counts.rows],
-    s.dryRun ? ["valid (not sent)", counts.checked] : ["accepted", counts.accepted]
-  ];
-  if (counts.earlier) rows2.push(["accepted in an earlier run", counts.earlier]);
-  rows2.push(["failed", counts.failed], ["invalid", counts.invalid], ["not sent", counts.unsent], ["outcome unknown", counts.unknown]);
-  rows2.push(["time", formatMs(Math.round(s.elapsedMs))], ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`]);
-  if (pace) {
-    rows2.push(["concurrency (auto)", pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest}\u2013${pace.highest}`]);
-    if (pace.widestGapMs > 0) rows2.push(["starts spaced (auto)", `up to ${formatMs(Math.round(pace.widestGapMs))} apart`]);
-    rows2.push(["pushed back (429/503)", pace.pushedBack]);
-  }
-  const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
-  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
-Rows not accepted are in \`${s.failedFile}\`.
-` : "";
-  const { file, line: line2, rest } = s.notReadAfter ?? {};
-  const unread = file ? `
-The rows after line ${line2} of \`${file}\` were not read${rest ? `; send them with: \`${rest}\`` : ""}.
-` : "";
-  return `### ${title.replaceAll("|", "\\|")}
-
-${table}
-${kept}${unread}
-`;
-}
-var formatCount, serverWords, REASONS2, failureReason, failureLine, rowsNotAccepted, plural, rows;
-var init_report = __esm({
-  "src/batch/report.ts"() {
-    "use strict";
-    init_render();
-    init_errors();
-    init_request();
-    init_rows();
-    init_stop();
-    formatCount = (n) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-    serverWords = (outcome, mask) => outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
-    REASONS2 = {
-      failed: serverWords,
-      unsent: (outcome) => unsentWords(outcome.stop),
-      invalid: (outcome) => `invalid, not sent: ${outcome.reason}`,
-      unknown: (outcome, mask) => `${UNKNOWN_MARK}: ${serverWords(outcome, mask)}`
-      // a 500 quotes the server too
-    };
-    failureReason = (outcome, mask) => REASONS2[outcome.kind]?.(outcome, mask);
-    failureLine = (line2, reason2, c) => `${c.error("\u2716")} ${typeof line2 === "number" ? `line ${line2}` : line2}: ${printable(reason2)}`;
-    rowsNotAccepted = (c) => c.rows - c.accepted - c.earlier - c.checked;
-    plural = (n, one) => `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
-    rows = (n) => plural(n, "row");
   }
 });
 

@@ -20,6 +20,7 @@ import {
   type Format,
 } from './formats.js';
 import type { Stopped } from './lines.js';
+import { plural } from './report.js';
 import { Damaged, readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 interface InputFile {
@@ -481,6 +482,12 @@ const changed = (file: string, line: number) =>
     hint: 'run the command as printed (its --columns and --trigger too) on the file that batch read; of a file written anew, which rows were sent cannot be told',
   });
 
+// audit24: "0 of 0 rows", exit 0, for a line past the end (a file written again with fewer rows sent nothing and said all was well).
+const pastEnd = (file: string, rows: number, last: number, after: number) => {
+  const message = `--after-line ${after} is past the end of ${file}: it has ${plural(rows, 'row')}${rows ? `, the last at line ${last}` : ''}`;
+  return new UsageError(`${message}; nothing was sent`, { hint: 'give a line of the file: the rows after it are sent' });
+};
+
 /** Whether the rows a signal left to read (`more`), or its time, were spent before `chunk`; if not, the rows are counted down by it. */
 function spent(stop: Stop, chunk: Row[]): boolean {
   if (stop.more === undefined || chunk.length === 0) return false;
@@ -504,7 +511,7 @@ async function* rowsOfFiles(input: Input, options: ReadOptions, stop: Stop, one?
   for (const [i, file] of input.files.entries()) {
     const rows = rowsUntilDamage(file.name, one ?? file.read({ ...options, emptyIsNoRows: true }), input, one ? undefined : base);
     let next: IteratorResult<Row[], number>;
-    let [sum, held] = [0x811c9dc5, !stop.check || i > 0]; // held: the rows up to --after-line are found to be those of its check
+    let [sum, held, skips] = [0x811c9dc5, !stop.check || i > 0, 0]; // held: the rows up to --after-line are found to be those of its check
     const hold = () => {
       if (sumText(sum) !== stop.check) throw changed(file.name, stop.after!);
       held = true;
@@ -512,7 +519,7 @@ async function* rowsOfFiles(input: Input, options: ReadOptions, stop: Stop, one?
     while (!(next = await rows.next()).done) {
       if (i === 0 && stop.after) {
         const skipped = next.value.filter((row) => row.line <= stop.after!);
-        sum = rowsSum(sum, skipped);
+        [sum, skips] = [rowsSum(sum, skipped), skips + skipped.length];
         if (!(next.value = next.value.slice(skipped.length)).length) continue;
       }
       if (!held) hold(); // before a row of the file is handed on
@@ -527,6 +534,7 @@ async function* rowsOfFiles(input: Input, options: ReadOptions, stop: Stop, one?
       yield next.value;
     }
     if (!held) hold(); // a file that ends before the line is not the one read either
+    if (i === 0 && stop.after && next.value < stop.after && !input.damaged) throw pastEnd(file.name, skips, next.value, stop.after);
     if (input.damaged?.file === file.name) input.damaged.check ??= sumText(sum);
     base += next.value;
   }

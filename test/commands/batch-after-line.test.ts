@@ -48,3 +48,26 @@ it('is refused with standard input, and with a line that is no whole number (exi
   expect(bad.code).toBe(2);
   expect(server.requests).toHaveLength(0);
 });
+
+it('a line past the first file\'s end is refused (audit24 item 12: "0 of 0 rows", exit 0): exit 2, nothing sent, no journal left', async () => {
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  const [a, b] = ['a.csv', 'b.csv'].map((name) => path.join(sandbox.home, name));
+  fs.writeFileSync(a!, 'triggerId,userId\nt,a2\nt,a3\nt,a4\n');
+  fs.writeFileSync(b!, 'triggerId,userId\nt,b2\n');
+  const journal = path.join(sandbox.home, 'j.journal');
+  const failed = path.join(sandbox.home, 'f.csv');
+  fs.writeFileSync(failed, 'kept by an earlier run\n');
+  const args = ['batch', a!, b!, '--journal', journal, '--resume', '--failed', failed];
+  const past = await runCommand([...args, '--after-line', '5'], sandbox.env);
+  expect(past.code).toBe(2);
+  expect(past.stderr).toBe(
+    `error: --after-line 5 is past the end of ${a}: it has 3 rows, the last at line 4; nothing was sent — give a line of the file: the rows after it are sent\n`,
+  );
+  expect(past.stdout).toBe('');
+  expect(server.requests).toHaveLength(0);
+  expect(fs.existsSync(journal)).toBe(false);
+  expect(fs.readFileSync(failed, 'utf8')).toBe('kept by an earlier run\n');
+  // Its last line is no error: nothing of it is left to send, and the later file is sent.
+  expect((await runCommand([...args, '--after-line', '4'], sandbox.env)).code).toBe(0);
+  expect(users()).toEqual(['b2']);
+});
