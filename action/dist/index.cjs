@@ -37931,7 +37931,8 @@ function summaryLines(s, c) {
   if (s.dryRun) {
     const damaged2 = s.notReadAfter?.file ? [notRead] : [];
     const head2 = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714"));
-    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    const settled = counts.earlier + counts.failed + counts.unknown;
+    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid${settled ? `, ${formatCount(settled)} settled by an earlier run` : ""}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged2, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
@@ -42787,6 +42788,7 @@ var init_journal = __esm({
         const loaded = import_node_fs11.default.existsSync(file) ? load2(file) : void 0;
         if (loaded) refuseToCarryOn(file, loaded, options);
         try {
+          if (options.dryRun) return new _Journal(file, void 0, loaded);
           if (loaded) {
             import_node_fs11.default.truncateSync(file, loaded.whole);
             return new _Journal(file, import_node_fs11.default.openSync(file, "a"), loaded);
@@ -43038,7 +43040,7 @@ async function openWritten(input2, header, options, catalog, folder, warn, finge
     } else if (!dryRun) {
       written.failed = open(defaultFailedName(input2.format, folder, written.locks, warn), true);
     }
-    if (options.journal && !dryRun) {
+    if (options.journal && (!dryRun || import_node_fs12.default.existsSync(options.journal))) {
       made = !import_node_fs12.default.existsSync(options.journal);
       const from = options.from && import_node_path13.default.resolve(options.from);
       written.journal = Journal.open(options.journal, {
@@ -43048,9 +43050,10 @@ async function openWritten(input2, header, options, catalog, folder, warn, finge
         format: input2.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
         read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine?.line, from },
-        resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path })
+        resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path }),
+        dryRun
       });
-      written.locks[0].cover(hint);
+      if (!dryRun) written.locks[0].cover(hint);
     }
   } catch (error2) {
     written.failed?.close(false);
@@ -44727,7 +44730,7 @@ function finish(run2, recorder, result, signal, stderr) {
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
   const [cut, rest] = [input2.cut, (at) => options.dryRun ? void 0 : restCommand(input2, options, at, cwd)];
-  const resume = journal !== void 0 && !journalBehind && (counts.unsent > 0 || !!cut?.file || !!failed?.error) && !input2.damaged;
+  const resume = !options.dryRun && journal !== void 0 && !journalBehind && (counts.unsent > 0 || !!cut?.file || !!failed?.error) && !input2.damaged;
   const stopReason = recorder.stopReason;
   const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
   const summary = {

@@ -261,7 +261,7 @@ export async function openWritten(
     } else if (!dryRun) {
       written.failed = open(defaultFailedName(input.format, folder, written.locks, warn), true);
     }
-    if (options.journal && !dryRun) {
+    if (options.journal && (!dryRun || fs.existsSync(options.journal))) {
       made = !fs.existsSync(options.journal);
       const from = options.from && path.resolve(options.from); // as a path from anywhere
       written.journal = Journal.open(options.journal, {
@@ -272,8 +272,9 @@ export async function openWritten(
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
         read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine?.line, from },
         resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),
+        dryRun,
       });
-      written.locks[0]!.cover(hint); // a journal made now has a lock of its own too, which a hard link to it finds
+      if (!dryRun) written.locks[0]!.cover(hint); // a journal made now has a lock of its own too, which a hard link to it finds
     }
   } catch (error) {
     written.failed?.close(false);

@@ -179,6 +179,7 @@ interface JournalOptions extends Pick<Header, 'format' | 'shard' | 'catalog' | '
   resume: boolean;
   inputs: InputFingerprint[];
   resumeCommand: string; // The command that carries the batch on, for the messages.
+  dryRun?: boolean; // Only read: nothing is written.
 }
 
 /** Throws unless this run may carry on the batch `loaded` records: with --resume, and the same input, shard, catalog and format. */
@@ -266,7 +267,7 @@ export class Journal {
   #dirty = false;
   readonly #timer = setInterval(() => this.sync(), 1000).unref();
 
-  private constructor(file: string, fd: number, earlier: Loaded | undefined) {
+  private constructor(file: string, fd: number | undefined, earlier: Loaded | undefined) {
     this.path = file;
     this.#fd = fd;
     this.#earlier = earlier;
@@ -279,6 +280,7 @@ export class Journal {
     const loaded = fs.existsSync(file) ? load(file) : undefined;
     if (loaded) refuseToCarryOn(file, loaded, options);
     try {
+      if (options.dryRun) return new Journal(file, undefined, loaded); // writes nothing: a dry run counts what its resume would send (audit24)
       if (loaded) {
         fs.truncateSync(file, loaded.whole); // a record torn by the kill is cut off
         return new Journal(file, fs.openSync(file, 'a'), loaded);

@@ -137,7 +137,8 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
     const damaged = s.notReadAfter?.file ? [notRead!] : []; // standard input's stop is the producer's business
     // Stopped by a signal, it checked only the rows read: no ✔ (sig22).
     const head = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error('✖') : c.success('✔'));
-    const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? ' read' : ''} can be sent, ${formatCount(counts.invalid)} invalid; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    const settled = counts.earlier + counts.failed + counts.unknown; // by an earlier run: its journal's, or a failed file's outcome unknown
+    const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? ' read' : ''} can be sent, ${formatCount(counts.invalid)} invalid${settled ? `, ${formatCount(settled)} settled by an earlier run` : ''}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged, ...keptLines(s, c)];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === undefined;

@@ -303,7 +303,8 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
   // this run sent as of unknown outcome. The failed file is whole, so it is what to send next.
   const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : undefined;
   const [cut, rest] = [input.cut, (at: RestOf) => (options.dryRun ? undefined : restCommand(input, options, at, cwd))];
-  const resume = journal !== undefined && !journalBehind && (counts.unsent > 0 || !!cut?.file || !!failed?.error) && !input.damaged;
+  const resume =
+    !options.dryRun && journal !== undefined && !journalBehind && (counts.unsent > 0 || !!cut?.file || !!failed?.error) && !input.damaged;
   const stopReason = recorder.stopReason;
   // In flight at most: what was sent, not the pace's limit (under --rate, lanes wait for the schedule holding turns).
   const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
