@@ -37889,10 +37889,13 @@ function rowJson(row, outcome, mask) {
   if (outcome.kind === "accepted") return resultJson(outcome.result, mask, lead);
   if ((outcome.kind === "failed" || outcome.kind === "unknown") && outcome.error)
     return failureJson(outcome.error, mask, event, lead, { body: false });
-  if (outcome.kind === "checked") return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
   const value = outcome.kind === "invalid" ? numberIn(row.value) : rawJson(row.value);
-  const notSent = { ...lead, ok: outcome.kind === "earlier", status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
-  if (outcome.kind === "earlier") return toJson({ ...notSent, earlier: true });
+  const [ok, dry] = [outcome.kind === "earlier" || outcome.kind === "checked", outcome.kind === "checked" && { dryRun: true }];
+  const tried = outcome.kind === "unsent" ? outcome.pushedBack : void 0;
+  const [last, attempts] = [tried?.last, tried?.attempts ?? 0];
+  const [status2, durationMs, requestId] = [last?.status ?? null, last?.durationMs ?? 0, last?.requestId && mask.server(last.requestId)];
+  const notSent = { ...lead, ok, ...dry, status: status2, ...event, value, attempts, durationMs, requestId: requestId ?? null };
+  if (ok) return toJson(outcome.kind === "earlier" ? { ...notSent, earlier: true } : notSent);
   const error2 = { kind: outcome.kind, message: failureReason(outcome, mask), recorded: outcome.kind === "unknown" ? "unknown" : "no" };
   return toJson({ ...notSent, error: error2 });
 }
@@ -43302,9 +43305,9 @@ var init_runner = __esm({
         this.#firstSettled = new Promise((resolve2) => this.#markFirstSettled = resolve2);
         this.#tailStarted = new Promise((resolve2) => this.#markTail = resolve2);
       }
-      #unsent() {
-        const reason2 = this.#options.stop.reason;
-        return { kind: "unsent", stop: isStopReason(reason2) ? reason2 : void 0 };
+      #unsent(attempts = 0, last) {
+        const [reason2, pushedBack] = [this.#options.stop.reason, last && { attempts, last }];
+        return { kind: "unsent", stop: isStopReason(reason2) ? reason2 : void 0, ...pushedBack && { pushedBack } };
       }
       /** The outcome of a row that is not to be sent (known before, invalid, a dry run, stopped), if so. */
       #settledBeforeSending(row) {
@@ -43366,10 +43369,9 @@ var init_runner = __esm({
        */
       async #paced(row) {
         const { sink, stop, send: send2 } = this.#options;
-        let started = false;
-        let pushedBack = 0;
+        let [started, attempts, last] = [false, 0, void 0];
         for (; ; ) {
-          if (!await this.#turn()) return this.#unsent();
+          if (!await this.#turn()) return this.#unsent(attempts, last);
           if (this.#interval) {
             this.#onTheClock++;
             await this.#onSchedule();
@@ -43377,17 +43379,17 @@ var init_runner = __esm({
           }
           if (stop.aborted || !started && !sink.starting(row)) {
             this.#settled();
-            return this.#unsent();
+            return this.#unsent(attempts, last);
           }
           started = true;
           this.#mostSending = Math.max(this.#mostSending, this.sending);
           try {
             const result = await send2(row.event, stop);
-            if (pushedBack) result.attempts += pushedBack;
+            result.attempts += attempts;
             return { kind: "accepted", result };
           } catch (error2) {
-            if (!isPushBack(error2) || stop.aborted) return this.#failureOf(error2);
-            pushedBack++;
+            if (!isPushBack(error2)) return this.#failureOf(error2);
+            [attempts, last] = [attempts + error2.attempts, error2];
           } finally {
             this.#settled();
           }

@@ -21,11 +21,15 @@ export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
   // Sent, with an error (refused, or of unknown outcome: a 500, a time-out, cancelled in flight): as `fire --json` says it.
   if ((outcome.kind === 'failed' || outcome.kind === 'unknown') && outcome.error)
     return failureJson(outcome.error, mask, event, lead, { body: false });
-  if (outcome.kind === 'checked') return toJson({ ...lead, ok: true, dryRun: true, ...event, value: rawJson(row.value) });
-  // Not sent by this run: no status, no attempts, no request id; a value is a number, or null (its text was given: "abc", "4"; trust24).
+  // Not sent by this run: no status, attempts or request id, but a stop's row pushed back (429, 503) has its answers' (audit24); a dry run's
+  // row has the same fields. A value is a number, or null (its text was given: "abc", "4"; trust24).
   const value = outcome.kind === 'invalid' ? numberIn(row.value) : rawJson(row.value);
-  const notSent = { ...lead, ok: outcome.kind === 'earlier', status: null, ...event, value, attempts: 0, durationMs: 0, requestId: null };
-  if (outcome.kind === 'earlier') return toJson({ ...notSent, earlier: true });
+  const [ok, dry] = [outcome.kind === 'earlier' || outcome.kind === 'checked', outcome.kind === 'checked' && { dryRun: true }];
+  const tried = outcome.kind === 'unsent' ? outcome.pushedBack : undefined;
+  const [last, attempts] = [tried?.last as Partial<ServiceError> | undefined, tried?.attempts ?? 0];
+  const [status, durationMs, requestId] = [last?.status ?? null, last?.durationMs ?? 0, last?.requestId && mask.server(last.requestId)];
+  const notSent = { ...lead, ok, ...dry, status, ...event, value, attempts, durationMs, requestId: requestId ?? null };
+  if (ok) return toJson(outcome.kind === 'earlier' ? { ...notSent, earlier: true } : notSent);
   // `recorded` as a sent row's error has it (audit23): "unknown" for a row an earlier run sent without an answer (it said "no", trust24).
   const error = { kind: outcome.kind, message: failureReason(outcome, mask), recorded: outcome.kind === 'unknown' ? 'unknown' : 'no' };
   return toJson({ ...notSent, error });

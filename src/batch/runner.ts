@@ -14,7 +14,7 @@
  */
 import type { FireResult } from '../client/client.js';
 import type { PreparedEvent } from '../client/request.js';
-import { InterruptedError, isAttemptError, isTriggerError, type TriggerError } from '../errors.js';
+import { InterruptedError, isAttemptError, isTriggerError, type AttemptError, type TriggerError } from '../errors.js';
 import type { Pace, PaceStop } from './pace.js';
 import type { Row } from './rows.js';
 import { isStopReason, type StopReason } from './stop.js';
@@ -26,8 +26,8 @@ export type Outcome =
   /** The service refused it, or did not answer after the allowed retries (or did so in an earlier run). */
   | { kind: 'failed'; reason: string; error?: TriggerError }
   | { kind: 'invalid'; reason: string }
-  /** Never sent: the batch stopped first, for this reason. */
-  | { kind: 'unsent'; stop: StopReason | undefined }
+  /** Never sent, or pushed back (429, 503: not recorded) and not sent again: the batch stopped first, for this reason. */
+  | { kind: 'unsent'; stop: StopReason | undefined; pushedBack?: { attempts: number; last: AttemptError } }
   /**
    * It may or may not have been recorded: sent without a definitive answer (a time-out, a reset, a
    * 500/502/504), cancelled in flight, or so in an earlier run.
@@ -81,7 +81,7 @@ const systemTimers: Timers = {
 };
 
 /** Whether a send ended in a push-back (429, 503), which recorded nothing: the row is sent again. */
-function isPushBack(error: unknown): boolean {
+function isPushBack(error: unknown): error is AttemptError {
   const status = (error as { status?: unknown } | undefined)?.status;
   return (status === 429 || status === 503) && isAttemptError(error) && error.recorded === 'no';
 }
@@ -138,9 +138,9 @@ export class Runner {
     this.#tailStarted = new Promise((resolve) => (this.#markTail = resolve));
   }
 
-  #unsent(): Outcome {
-    const reason = this.#options.stop.reason as unknown;
-    return { kind: 'unsent', stop: isStopReason(reason) ? reason : undefined };
+  #unsent(attempts = 0, last?: AttemptError): Outcome {
+    const [reason, pushedBack] = [this.#options.stop.reason as unknown, last && { attempts, last }]; // its answers (audit24: --json said none)
+    return { kind: 'unsent', stop: isStopReason(reason) ? reason : undefined, ...(pushedBack && { pushedBack }) };
   }
 
   /** The outcome of a row that is not to be sent (known before, invalid, a dry run, stopped), if so. */
@@ -208,10 +208,9 @@ export class Runner {
    */
   async #paced(row: Row): Promise<Outcome> {
     const { sink, stop, send } = this.#options;
-    let started = false;
-    let pushedBack = 0;
+    let [started, attempts, last] = [false, 0, undefined as AttemptError | undefined]; // the answers that pushed it back
     for (;;) {
-      if (!(await this.#turn())) return this.#unsent();
+      if (!(await this.#turn())) return this.#unsent(attempts, last);
       // #turn counted this request in flight. The rate's schedule is waited for with the turn in hand: lanes beyond
       // the limit must not take starts on the schedule that they cannot use (see `sending`).
       if (this.#interval) {
@@ -221,17 +220,18 @@ export class Runner {
       }
       if (stop.aborted || (!started && !sink.starting(row))) {
         this.#settled();
-        return this.#unsent();
+        return this.#unsent(attempts, last);
       }
       started = true;
       this.#mostSending = Math.max(this.#mostSending, this.sending);
       try {
         const result = await send!(row.event!, stop);
-        if (pushedBack) result.attempts += pushedBack; // the row's attempts, its sends again included
+        result.attempts += attempts; // the row's attempts, its sends again included
         return { kind: 'accepted', result };
       } catch (error) {
-        if (!isPushBack(error) || stop.aborted) return this.#failureOf(error);
-        pushedBack++;
+        // After a stop too: a row waiting to be sent again is unsent, as the contract says (it was kept as failed, its attempts lost).
+        if (!isPushBack(error)) return this.#failureOf(error);
+        [attempts, last] = [attempts + error.attempts, error];
       } finally {
         this.#settled();
       }

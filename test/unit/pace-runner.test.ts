@@ -174,7 +174,10 @@ describe('the runner with --concurrency auto', () => {
     const kinds = [...outcomes.values()].map((o) => o.kind);
     expect(outcomes.size).toBe(30);
     expect(kinds.filter((k) => k === 'accepted').length).toBeLessThan(12);
-    const unsent = [...outcomes.values()].find((o) => o.kind === 'unsent');
+    const unsent = [...outcomes.values()].find((o) => o.kind === 'unsent' && !o.pushedBack);
     expect(unsent).toEqual({ kind: 'unsent', stop: { kind: 'retry-after', seconds: 120 } });
+    // The row pushed back is not sent again, and says how it was answered (audit24 item 16: --json said attempts 0, status null).
+    const stop = { kind: 'retry-after', seconds: 120 };
+    expect(outcomes.get(6)).toMatchObject({ kind: 'unsent', stop, pushedBack: { attempts: 1, last: { status: 429 } } });
   });
 });
