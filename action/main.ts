@@ -364,7 +364,7 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
     streams.stdout.write(`${io.redact(line)}\n`);
   }
   const outputs = {
-    ok: String(last?.ok === true),
+    ok: String(last ? last.ok === true : code === 0), // no result: --help or --version, exit 0, "true" as for a batch (audit24)
     status: typeof last?.status === 'number' ? last.status : '',
     'request-id': typeof last?.requestId === 'string' ? last.requestId : '',
   };

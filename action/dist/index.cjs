@@ -46693,7 +46693,8 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
 `);
   }
   const outputs = {
-    ok: String(last?.ok === true),
+    ok: String(last ? last.ok === true : code === 0),
+    // no result: --help or --version, exit 0, "true" as for a batch (audit24)
     status: typeof last?.status === "number" ? last.status : "",
     "request-id": typeof last?.requestId === "string" ? last.requestId : ""
   };

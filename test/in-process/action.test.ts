@@ -220,7 +220,18 @@ describe('the GitHub Action', () => {
     const result = await action({ ...base(), file, args });
     expect(result.stdout.startsWith(printed)).toBe(true);
     expect(server.requests).toHaveLength(0);
+    expect({ code: result.code, ok: result.outputs.ok }).toEqual({ code: 0, ok: 'true' });
   });
+
+  it.each(['--help', '--version'])(
+    'args %s with a trigger and user: exit 0 and ok "true", as for a batch (it said "false")',
+    async (args) => {
+      const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'a', args });
+      expect(result.stdout).toMatch(args === '--help' ? /^Usage: trigger fire / : new RegExp(`^${VERSION.replaceAll('.', '\\.')}\n`));
+      expect(server.requests).toHaveLength(0);
+      expect({ code: result.code, outputs: result.outputs }).toEqual({ code: 0, outputs: { ok: 'true', status: '', 'request-id': '' } });
+    },
+  );
 
   it('a file input that is a pattern: exit 2 and one line that says to name the folder, nothing sent', async () => {
     const result = await action({ ...base(), file: path.join(box.home, 'export', '*.csv.gz') });
