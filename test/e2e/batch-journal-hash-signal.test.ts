@@ -1,8 +1,8 @@
 /**
  * audit24 item 11: with --journal every input is read whole for its fingerprint before the first row. That read was one blocking
  * loop: a signal during it killed the process outright, with no line, and left the failed file's .tmp and the locks behind. The
- * built binary, stopped by a real signal while it reads (its .tmp is made just before): the exit code of the signal, one line, no
- * request, and nothing it made left (the earlier failed file as it was, no journal, no .tmp, no lock).
+ * built binary, stopped by a real signal while it reads: the exit code of the signal, one line, no request, and nothing it made
+ * left (the earlier failed file as it was, no journal, no .tmp, no lock).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,8 +31,19 @@ it.each([
   fs.writeFileSync(at('big.csv'), 'triggerId,userId\nt,a\n');
   fs.truncateSync(at('big.csv'), 2 ** 30);
   fs.writeFileSync(at('f.csv'), 'kept by an earlier run\n');
-  const onSpawn = (child: { kill(signal: NodeJS.Signals): boolean }) => {
-    const poll = setInterval(() => fs.existsSync(at('.f.csv.tmp')) && (clearInterval(poll), child.kill(signal)), 2);
+  // Sent once it has read 64 MiB (/proc: rchar), well into that read: its .tmp is made a moment before it listens for signals, and
+  // under a load of 15 a signal sent as the .tmp appeared met no listener (the process died of it).
+  const read = (pid: number) => Number(/^rchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+  const onSpawn = (child: { pid?: number; kill(signal: NodeJS.Signals): boolean }) => {
+    const poll = setInterval(() => {
+      try {
+        if (read(child.pid!) < 2 ** 26) return;
+        clearInterval(poll);
+        child.kill(signal);
+      } catch {
+        clearInterval(poll); // it has ended
+      }
+    }, 2);
   };
   const args = ['batch', at('big.csv'), '--journal', at('big.journal'), '--failed', at('f.csv')];
   const result = await run(args, { env: box.env, onSpawn });
