@@ -81,10 +81,11 @@
 // answers came back, gives the base its mean, not its fastest answer (+18).
 // fix25a: --journal's read of the input a piece at a time, with a line on a terminal and a signal heard as a stop before any row (+36).
 // fix25a: --after-line past its file's end refused, exit 2 (+8). --dry-run counts what its --resume would send (+5). batch --json: a pushed-back row not sent again says its answers, a dry run's row every field (+4).
+// The lead: a rest run on a copy damaged again before its --after-line is said so, not "has changed" (review24b F2's words, +7).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 11_978;
+const BUDGET = 11_985;
 const GOAL = 11_600;
 
 function lines(dir) {

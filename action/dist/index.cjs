@@ -42437,6 +42437,8 @@ async function* rowsOfFiles(input2, options, stop, one) {
     let next;
     let [sum, held2, skips] = [2166136261, !stop.check || i > 0, 0];
     const hold = () => {
+      const damage = input2.damaged;
+      if (damage?.file === file.name && damage.line < stop.after) throw damagedBefore(damage, stop.after);
       if (sumText(sum) !== stop.check) throw changed(file.name, stop.after);
       held2 = true;
     };
@@ -42552,7 +42554,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, sumText, changed, pastEnd, stopAt;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, damagedBefore, sumText, changed, pastEnd, stopAt;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42581,6 +42583,9 @@ var init_input = __esm({
       hint: "give the file by its name: trigger batch export.parquet"
     });
     isPart = (name) => !name.startsWith(".") && !name.startsWith("_") && !/(^|_)manifest$/.test(name);
+    damagedBefore = ({ file, line: line2, why }, after) => new UsageError(`${file} could not be read past line ${line2} (${why}), before line ${after} where the batch stopped; nothing was sent`, {
+      hint: "copy it whole again, then run the same command"
+    });
     sumText = (sum) => (sum >>> 0).toString(16).padStart(8, "0");
     changed = (file, line2) => new UsageError(`${file} has changed since the batch stopped: its rows up to line ${line2} are not the ones it read; nothing was sent`, {
       hint: "run the command as printed (its --columns and --trigger too) on the file that batch read; of a file written anew, which rows were sent cannot be told"

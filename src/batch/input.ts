@@ -464,6 +464,11 @@ type Stop = { more?: number; until?: number; after?: number | undefined; check?:
 /** --after-line <n>, and the check a stopped batch prints with it (<n>:<check>). */
 export type AfterLine = { line: number; check?: string | undefined };
 
+const damagedBefore = ({ file, line, why }: NonNullable<Input['damaged']>, after: number) =>
+  new UsageError(`${file} could not be read past line ${line} (${why}), before line ${after} where the batch stopped; nothing was sent`, {
+    hint: 'copy it whole again, then run the same command',
+  });
+
 /**
  * FNV-1a over rows' ids and values, to the line a batch stopped reading at, printed as its rest's `--after-line <n>:<check>`: read again,
  * the file must give the same (audit24: an export written anew between stop and paste sent 19,673 rows twice, as many never, silently).
@@ -513,6 +518,8 @@ async function* rowsOfFiles(input: Input, options: ReadOptions, stop: Stop, one?
     let next: IteratorResult<Row[], number>;
     let [sum, held, skips] = [0x811c9dc5, !stop.check || i > 0, 0]; // held: the rows up to --after-line are found to be those of its check
     const hold = () => {
+      const damage = input.damaged; // damaged again before the line: not "changed" (review24b F2)
+      if (damage?.file === file.name && damage.line < stop.after!) throw damagedBefore(damage, stop.after!);
       if (sumText(sum) !== stop.check) throw changed(file.name, stop.after!);
       held = true;
     };

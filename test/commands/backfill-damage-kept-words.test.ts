@@ -29,6 +29,9 @@ it('a rest run on a copy cut short before its --after-line names no failed file 
   expect({ code: result.code, sent: server.requests.length, failed: fs.existsSync(failed) }).toEqual({ code: 2, sent: 0, failed: false });
   expect(result.stderr).toContain('could not be read on after line');
   expect(keptIn(result.stdout + result.stderr)).toEqual([]); // was: [[g-rest-failed.csv, false]]
+  // Said as what it is (was: "has changed since the batch stopped", which sends the user looking for another export).
+  expect(result.stderr).toMatch(/could not be read past line \d+ \(.+\), before line 15000 where the batch stopped; nothing was sent/);
+  expect(result.stderr).not.toContain('has changed');
 });
 
 it('a Parquet file damaged in its first page names no failed file it never makes', async () => {
