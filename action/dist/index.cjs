@@ -43569,7 +43569,7 @@ function randomShare(low, high, [minShare, maxShare], maxRatio) {
   const atRandom = accepted > expectedAtRandom - (expectedAtRandom - expectedUnderALimit) / 3 && 1 - accepted <= 1.25 * refused2 + 0.02 && Math.abs(expectedAtRandom - accepted) < 1.5 * error2;
   return atRandom ? Math.max(0, refused2 - Math.sqrt(refused2 * expectedAtRandom / lowAnswers)) : 0;
 }
-var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, BURST_GAPS, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, SHARED_HOLD_TRIPS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, SLOTS_LEAVE_MS, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
+var Answer, MIN_RTT_MS, MAX_PAUSE_MS, SLOW_START_TOLERANCE, NOISE_MS, GROW_BELOW, SHRINK_ABOVE, SHRINK_BY, BURST_GAPS, PACED_GROW_BELOW, TOLERATED_PUSH_BACKS, TOLERANCE_ANSWERS, NOISE_ANSWERS, DESCENT_ANSWERS, MIN_NOISE, MAX_NOISE, MAX_DESCENT_NOISE, MAX_DESCENT_RATIO, MAX_TOLERATED, TWO_AT_ONCE_SHARE, NOISE_BAND, MAX_PACE_RATIO, LEVEL_MEMORY, LEVEL_HALF_LIFE_MS, CHANGES, CEILING_MS, TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS, STEP_MS, FAST_MS, HOLD_ROUND_TRIPS, HOLD_ANSWERS, SHARED_HOLD_TRIPS, QUIET_MS, LIKELY_RUN, GAP_WIDEN, GAP_NARROW_BY, NARROW_EVERY_MS, NARROW_MIN_ANSWERS, PROBE, OWN_RUNS, RELAY_MIN_RTT_MS, PROBES_IN, SLOTS_SEEN, SLOTS_NOISE, SLOTS_LEAVE_MS, ROOM_EVERY, SPACINGS, NARROWINGS_BEFORE_FASTER, MAX_GAP_MS, OUTAGE_REFUSALS, OUTAGE_MS, PACE_SLACK_MS, PACE_GAIN, SLOW_START_GAIN, RATE_WIDEN, RATE_NARROW, RATE_NARROW_MS, RATE_HOLDS_BELOW, PROBE_EVERY_MS, INCREASE, DECREASE, AIMD_MS, JITTER, TURN, SHARED_SHARE, ROTA_MS, ROTA_PROBES, ROTA_MOST, ROTA_SEEN, ROTA_SLOWER, ROTA_EDGE_MS, RATE_ANSWERS, Pace;
 var init_pace = __esm({
   "src/batch/pace.ts"() {
     "use strict";
@@ -43609,6 +43609,7 @@ var init_pace = __esm({
     CHANGES = 64;
     CEILING_MS = 3e3;
     [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS] = [2, 1e3, 8, 6];
+    [STEP_MS, FAST_MS] = [2e3, 1e4];
     HOLD_ROUND_TRIPS = 2;
     HOLD_ANSWERS = 100;
     SHARED_HOLD_TRIPS = 20;
@@ -43779,6 +43780,8 @@ var init_pace = __esm({
       // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
       #atOne = 0;
       // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
+      #step = { fastSince: 0, lastSlow: 0, runFrom: 0, runRtt: NaN, baseAt: -Infinity, baseBefore: 0, refusedIn: Infinity, proof: 0 };
+      // F1 (#stepped)
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
       #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -43823,7 +43826,7 @@ var init_pace = __esm({
         this.#sharedOption = options.shared ?? false;
         const rota = options.rota;
         this.#rota = rota && rota.count > 1 && rota.count <= ROTA_MOST ? newRota(rota, options.now) : void 0;
-        this.#windowStart = this.#lastAccepted = options.now();
+        this.#windowStart = this.#lastAccepted = this.#step.fastSince = options.now();
         this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
         this.#level = Array.from({ length: this.max + 1 }, () => [0, 0, 0]);
         this.#agedAt = options.now();
@@ -43837,7 +43840,8 @@ var init_pace = __esm({
         if (this.#windowMs < 0)
           [this.#windowMs, this.#win.lo, this.#win.hi, this.#burst.n, this.#burst.at] = [rttMs, now, now, this.#startsInARow, now];
         this.#startsInARow = 0;
-        if (this.#theirs(answer, rttMs, retryAfterMs)) return;
+        if (this.#theirs(answer, rttMs, retryAfterMs) || answer === Answer.PushedBack && retryAfterMs < 0 && this.#refusedAt(now - rttMs, rttMs))
+          return;
         const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
         if (answer === Answer.Accepted) {
           if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
@@ -44121,6 +44125,7 @@ var init_pace = __esm({
        * one at a time) the gap since the last start kept. A caller that gets true starts a request.
        */
       take(inFlight) {
+        if (this.#step.proof < 0 && inFlight > 0) return (this.#step.proof = this.#now()) > 0;
         if (inFlight >= this.limit) return false;
         const wait = this.#rotaWait(inFlight);
         this.#rotaTurn.until = wait > 0 ? this.#now() + Math.max(wait, 1e-3) : 0;
@@ -44313,7 +44318,7 @@ var init_pace = __esm({
             }
           }
         }
-        this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0;
+        this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0;
         this.#slowBefore = slow ? rtt : 0;
         this.#nextWindow(now);
       }
@@ -44325,6 +44330,7 @@ var init_pace = __esm({
       #grownFor(now, rtt, cost) {
         const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
         const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
+        if (this.#tripGapMs === 0) return this.#stepped(now, rtt, one);
         const grown = this.#grown < 0 && one ? 0 : this.#grown;
         const queue = grown > 0 && rtt > grown + cost / 2;
         if (queue) this.#set(this.#value - 1);
@@ -44332,6 +44338,33 @@ var init_pace = __esm({
         if (!steady) return grown;
         this.#set(this.#value + 1);
         return grown || rtt;
+      }
+      /** Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS after FAST_MS with no slow spell (a step; not others'
+       * queue found at the start: F4), held 12 windows at one in flight, is the base, proved at once (#refusedAt); -1 while slow after a proof failed. */
+      #stepped(now, rtt, one) {
+        const step = this.#step;
+        if (!this.#slowBefore && step.lastSlow - step.runFrom >= STEP_MS) step.fastSince = step.lastSlow;
+        if (!this.#slowBefore) [step.runFrom, step.runRtt] = [now, now - step.fastSince >= FAST_MS ? rtt : NaN];
+        else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
+        step.lastSlow = now;
+        if (this.#grown < 0) return -1;
+        const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#shared;
+        if (this.#paced && calm && Math.abs(rtt - step.runRtt) <= rtt / 10)
+          [step.baseAt, step.baseBefore, this.#baseRtt, step.proof] = [now, this.#baseRtt, rtt, -1];
+        return 0;
+      }
+      /** F1's proof: a strict limit refuses at the path's round trip, the app's time less than the base as before the step; the refusal of a start
+       * beside the one in flight faster than that by an eighth: the step was another's queue behind the limit (review19 R2, review17 B), undone. */
+      #refusedAt(sent, rttMs) {
+        const step = this.#step;
+        if (step.baseAt === -Infinity) return (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
+        if (step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS) return false;
+        if (step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
+          [this.#baseRtt, step.baseAt, step.runRtt, this.#grown] = [step.baseBefore, -Infinity, NaN, -1];
+          this.#set(1);
+        }
+        [step.proof, this.pushedBack] = [0, this.pushedBack + 1];
+        return true;
       }
       /**
        * Rebased (item 46): every 10 s from the rebase, and every 10 s on the clock (shards of one machine drain their one queue together,

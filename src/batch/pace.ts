@@ -76,6 +76,7 @@ const CHANGES = 64; // Limit changes remembered, to tell at which limit an answe
 const CEILING_MS = 3_000; // How long after a push-back its ceiling is remembered (then the limit grows by its square root again).
 /** What the service took is counted over this many round trips (one is too few: answers come in bursts); a window's, a second, 8 up, edges 6 ms. */
 const [TOOK_ROUND_TRIPS, WINDOW_MS, WINDOW_LEAST, EDGE_MS] = [2, 1_000, 8, 6];
+const [STEP_MS, FAST_MS] = [2_000, 10_000]; // F1: a slow run at its round trip within STEP_MS of its start, FAST_MS after the last
 const HOLD_ROUND_TRIPS = 2; // Round trips, and answers accepted, at one under the ceiling before probing one above it.
 const HOLD_ANSWERS = 100;
 const SHARED_HOLD_TRIPS = 20; // ...or, sharing with shards, this many round trips: in answers, the shard that sends more probed more often (f39600a).
@@ -230,6 +231,7 @@ export class Pace {
   #slowBefore = 0;
   #grown = 0; // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
   #atOne = 0; // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
+  #step = { fastSince: 0, lastSlow: 0, runFrom: 0, runRtt: NaN, baseAt: -Infinity, baseBefore: 0, refusedIn: Infinity, proof: 0 }; // F1 (#stepped)
   #slowFrom: [number, number] = [0, 0];
   /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
   #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -269,7 +271,7 @@ export class Pace {
     this.#sharedOption = options.shared ?? false;
     const rota = options.rota;
     this.#rota = rota && rota.count > 1 && rota.count <= ROTA_MOST ? newRota(rota, options.now) : undefined;
-    this.#windowStart = this.#lastAccepted = options.now();
+    this.#windowStart = this.#lastAccepted = this.#step.fastSince = options.now();
     // Room for two round trips' answers at the maximum, and more: a fuller ring only undercounts.
     this.#acceptedAt = new Float64Array(Math.max(64, 4 * this.max));
     this.#level = Array.from({ length: this.max + 1 }, (): Tally => [0, 0, 0]);
@@ -286,7 +288,11 @@ export class Pace {
     if (this.#windowMs < 0)
       [this.#windowMs, this.#win.lo, this.#win.hi, this.#burst.n, this.#burst.at] = [rttMs, now, now, this.#startsInARow, now];
     this.#startsInARow = 0;
-    if (this.#theirs(answer, rttMs, retryAfterMs)) return;
+    if (
+      this.#theirs(answer, rttMs, retryAfterMs) ||
+      (answer === Answer.PushedBack && retryAfterMs < 0 && this.#refusedAt(now - rttMs, rttMs))
+    )
+      return;
     // Accepted half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
     const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
     if (answer === Answer.Accepted) {
@@ -636,6 +642,8 @@ export class Pace {
    * one at a time) the gap since the last start kept. A caller that gets true starts a request.
    */
   take(inFlight: number): boolean {
+    // F1's base just taken: one start at once beside the one in flight, which a strict limit refuses at the path's round trip (#refusedAt).
+    if (this.#step.proof < 0 && inFlight > 0) return (this.#step.proof = this.#now()) > 0;
     if (inFlight >= this.limit) return false;
     const wait = this.#rotaWait(inFlight);
     // A wait under its clock's precision (the rota's is another) would leave pausedFor() at 0, and nothing to wake a simulated lane.
@@ -885,7 +893,7 @@ export class Pace {
         }
       }
     }
-    this.#grown = this.#tripGapMs > 0 && slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0; // held, grown for good: one more (B5), not a queue (F5)
+    this.#grown = slow ? this.#grownFor(now, rtt, elapsed / accepted) : 0; // grown for good: one more (B5) or the base (F1), not a queue (F5)
     this.#slowBefore = slow ? rtt : 0;
     this.#nextWindow(now);
   }
@@ -898,6 +906,7 @@ export class Pace {
   #grownFor(now: number, rtt: number, cost: number): number {
     const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
     const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
+    if (this.#tripGapMs === 0) return this.#stepped(now, rtt, one);
     const grown = this.#grown < 0 && one ? 0 : this.#grown; // a path grown over a second, or twice
     const queue = grown > 0 && rtt > grown + cost / 2; // grown with the count: a queue of ours, one back
     if (queue) this.#set(this.#value - 1);
@@ -905,6 +914,35 @@ export class Pace {
     if (!steady) return grown;
     this.#set(this.#value + 1);
     return grown || rtt;
+  }
+
+  /** Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS after FAST_MS with no slow spell (a step; not others'
+   * queue found at the start: F4), held 12 windows at one in flight, is the base, proved at once (#refusedAt); -1 while slow after a proof failed. */
+  #stepped(now: number, rtt: number, one: boolean): number {
+    const step = this.#step;
+    if (!this.#slowBefore && step.lastSlow - step.runFrom >= STEP_MS) step.fastSince = step.lastSlow; // a slow spell, not a blip, ended then
+    if (!this.#slowBefore) [step.runFrom, step.runRtt] = [now, now - step.fastSince >= FAST_MS ? rtt : NaN];
+    else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
+    step.lastSlow = now;
+    if (this.#grown < 0) return -1;
+    const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#shared; // no other sender seen for 10 s (E)
+    if (this.#paced && calm && Math.abs(rtt - step.runRtt) <= rtt / 10)
+      [step.baseAt, step.baseBefore, this.#baseRtt, step.proof] = [now, this.#baseRtt, rtt, -1];
+    return 0;
+  }
+
+  /** F1's proof: a strict limit refuses at the path's round trip, the app's time less than the base as before the step; the refusal of a start
+   * beside the one in flight faster than that by an eighth: the step was another's queue behind the limit (review19 R2, review17 B), undone. */
+  #refusedAt(sent: number, rttMs: number): boolean {
+    const step = this.#step;
+    if (step.baseAt === -Infinity) return (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
+    if (step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS) return false;
+    if (step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
+      [this.#baseRtt, step.baseAt, step.runRtt, this.#grown] = [step.baseBefore, -Infinity, NaN, -1]; // the base before, for this slow run
+      this.#set(1);
+    }
+    [step.proof, this.pushedBack] = [0, this.pushedBack + 1]; // the refusal it asked for: no news of the pace
+    return true;
   }
 
   /**
