@@ -44125,7 +44125,7 @@ var init_pace = __esm({
        * one at a time) the gap since the last start kept. A caller that gets true starts a request.
        */
       take(inFlight) {
-        if (this.#step.proof < 0 && inFlight > 0) return (this.#step.proof = this.#now()) > 0;
+        if (this.#step.proof < 0 && inFlight > 0 && this.#now() >= this.pausedUntil) return (this.#step.proof = this.#now()) > 0;
         if (inFlight >= this.limit) return false;
         const wait = this.#rotaWait(inFlight);
         this.#rotaTurn.until = wait > 0 ? this.#now() + Math.max(wait, 1e-3) : 0;
@@ -44348,7 +44348,7 @@ var init_pace = __esm({
         else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
         step.lastSlow = now;
         if (this.#grown < 0) return -1;
-        const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#shared;
+        const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#sharedOption;
         if (this.#paced && calm && Math.abs(rtt - step.runRtt) <= rtt / 10)
           [step.baseAt, step.baseBefore, this.#baseRtt, step.proof] = [now, this.#baseRtt, rtt, -1];
         return 0;

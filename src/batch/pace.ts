@@ -643,7 +643,7 @@ export class Pace {
    */
   take(inFlight: number): boolean {
     // F1's base just taken: one start at once beside the one in flight, which a strict limit refuses at the path's round trip (#refusedAt).
-    if (this.#step.proof < 0 && inFlight > 0) return (this.#step.proof = this.#now()) > 0;
+    if (this.#step.proof < 0 && inFlight > 0 && this.#now() >= this.pausedUntil) return (this.#step.proof = this.#now()) > 0;
     if (inFlight >= this.limit) return false;
     const wait = this.#rotaWait(inFlight);
     // A wait under its clock's precision (the rota's is another) would leave pausedFor() at 0, and nothing to wake a simulated lane.
@@ -925,7 +925,7 @@ export class Pace {
     else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
     step.lastSlow = now;
     if (this.#grown < 0) return -1;
-    const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#shared; // no other sender seen for 10 s (E)
+    const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#sharedOption; // no other sender seen for 10 s (E)
     if (this.#paced && calm && Math.abs(rtt - step.runRtt) <= rtt / 10)
       [step.baseAt, step.baseBefore, this.#baseRtt, step.proof] = [now, this.#baseRtt, rtt, -1];
     return 0;
