@@ -87,7 +87,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 12_023;
+const BUDGET = 12_020;
 const GOAL = 11_600;
 
 function lines(dir) {

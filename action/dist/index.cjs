@@ -43840,8 +43840,7 @@ var init_pace = __esm({
         if (this.#windowMs < 0)
           [this.#windowMs, this.#win.lo, this.#win.hi, this.#burst.n, this.#burst.at] = [rttMs, now, now, this.#startsInARow, now];
         this.#startsInARow = 0;
-        if (this.#theirs(answer, rttMs, retryAfterMs) || answer === Answer.PushedBack && retryAfterMs < 0 && this.#refusedAt(now - rttMs, rttMs))
-          return;
+        if (this.#theirs(answer, rttMs, retryAfterMs) || this.#refusedAt(answer, now - rttMs, rttMs, retryAfterMs)) return;
         const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
         if (answer === Answer.Accepted) {
           if (rttMs - this.#windowMs > late && now - this.#lastAccepted > late && this.#pushedInARow === 0) this.#stalledAt = now;
@@ -44355,8 +44354,9 @@ var init_pace = __esm({
       }
       /** F1's proof: a strict limit refuses at the path's round trip, the app's time less than the base as before the step; the refusal of a start
        * beside the one in flight faster than that by an eighth: the step was another's queue behind the limit (review19 R2, review17 B), undone. */
-      #refusedAt(sent, rttMs) {
+      #refusedAt(answer, sent, rttMs, retryAfterMs) {
         const step = this.#step;
+        if (answer !== Answer.PushedBack || retryAfterMs >= 0) return false;
         if (step.baseAt === -Infinity) return (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
         if (step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS) return false;
         if (step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {

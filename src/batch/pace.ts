@@ -288,11 +288,7 @@ export class Pace {
     if (this.#windowMs < 0)
       [this.#windowMs, this.#win.lo, this.#win.hi, this.#burst.n, this.#burst.at] = [rttMs, now, now, this.#startsInARow, now];
     this.#startsInARow = 0;
-    if (
-      this.#theirs(answer, rttMs, retryAfterMs) ||
-      (answer === Answer.PushedBack && retryAfterMs < 0 && this.#refusedAt(now - rttMs, rttMs))
-    )
-      return;
+    if (this.#theirs(answer, rttMs, retryAfterMs) || this.#refusedAt(answer, now - rttMs, rttMs, retryAfterMs)) return;
     // Accepted half a round trip (and 25 ms) late after as long with nothing accepted, first of a heap: the machine stalled (36).
     const late = Math.max(this.#windowMs / 2, QUIET_MS / 4);
     if (answer === Answer.Accepted) {
@@ -933,8 +929,9 @@ export class Pace {
 
   /** F1's proof: a strict limit refuses at the path's round trip, the app's time less than the base as before the step; the refusal of a start
    * beside the one in flight faster than that by an eighth: the step was another's queue behind the limit (review19 R2, review17 B), undone. */
-  #refusedAt(sent: number, rttMs: number): boolean {
+  #refusedAt(answer: Answer, sent: number, rttMs: number, retryAfterMs: number): boolean {
     const step = this.#step;
+    if (answer !== Answer.PushedBack || retryAfterMs >= 0) return false; // a strict limit's refusal: no Retry-After
     if (step.baseAt === -Infinity) return (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
     if (step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS) return false;
     if (step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
