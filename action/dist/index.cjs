@@ -734,7 +734,7 @@ function parseProxy(choice) {
   }
   return url;
 }
-function asProxyError(error2, choice, connected) {
+function asProxyError(error2, choice, connected, timedOut = false) {
   const message = error2?.message ?? "";
   const answered = /^Proxy (?:response|Authentication Required) \((\d{3})\)/.exec(message);
   if (answered) {
@@ -743,7 +743,8 @@ function asProxyError(error2, choice, connected) {
   }
   if (connected) return void 0;
   const code = error2?.code;
-  if (typeof code === "string" && CONNECTION_CODES.has(code)) return new ProxyError("ERR_PROXY_UNREACHABLE", choice, { cause: error2 });
+  if (timedOut || typeof code === "string" && CONNECTION_CODES.has(code) || error2?.name === "HTTPParserError")
+    return new ProxyError("ERR_PROXY_UNREACHABLE", choice, { cause: error2 });
   if (typeof code === "string" && isTlsCode(code) && /^https:/i.test(choice.url))
     return new ProxyError("ERR_PROXY_TLS", choice, { cause: error2 });
   return void 0;
@@ -769,7 +770,7 @@ var init_proxy = __esm({
       status;
       constructor(code, choice, options = {}) {
         const proxy = displayProxy(choice.url);
-        const message = code === "ERR_PROXY_UNREACHABLE" || code === "ERR_PROXY_TLS" ? `cannot reach the proxy ${proxy}` : `the proxy ${proxy} answered ${options.status ?? "?"}`;
+        const message = options.status === void 0 ? `cannot reach the proxy ${proxy}` : `the proxy ${proxy} answered ${options.status}`;
         super(message, { cause: options.cause });
         this.name = "ProxyError";
         this.code = code;
@@ -828,9 +829,10 @@ function networkError(error2, timedOut, context, info2) {
   const notMade = info2.recorded === "no";
   const began = context.began ? ` (${context.began} ${statusText(context.began)})` : error2?.afterStatus && "'s headers";
   if (timedOut || codes.some((c) => c === "UND_ERR_HEADERS_TIMEOUT" || c === "UND_ERR_BODY_TIMEOUT")) {
-    const none = `${began ? "no whole answer" : "no response"} from ${context.where} within ${context.timeoutMs / 1e3} s${tries}`;
+    const proxy = error2 instanceof ProxyError ? ` through the proxy ${error2.proxy} (from ${error2.variable})` : "";
+    const none = `${began ? "no whole answer" : "no response"} from ${context.where}${proxy} within ${context.timeoutMs / 1e3} s${tries}`;
     const message2 = began ? `${none}: it stopped in the middle of its answer${began}` : none;
-    const hint2 = notMade ? "nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout" : "the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow";
+    const hint2 = notMade ? `nothing was sent: the connection was not made in time; check that ${proxy ? "the proxy is running and can reach the service" : "the service is up"}, or raise --timeout` : "the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow";
     return new NetworkError("timeout", message2, { ...info2, code: "ETIMEDOUT", hint: hint2, cause: error2 });
   }
   if (error2 instanceof ProxyError) return proxyNetworkError(error2, context, info2, tries);
@@ -5640,7 +5642,7 @@ var init_attempt = __esm({
       }
       #failed(cause) {
         const ms = Math.round(monotonicMs() - this.#started);
-        const error2 = this.#proxy ? asProxyError(cause, this.#proxy, this.#sent) ?? cause : cause;
+        const error2 = this.#proxy ? asProxyError(cause, this.#proxy, this.#sent, this.#timedOut) ?? cause : cause;
         const [timedOut, interrupted, sent, status2] = [this.#timedOut, this.#interrupted, this.#sent, this.#status];
         this.#finish({ kind: "failed", error: error2, timedOut, interrupted, sent, status: status2, ms });
       }
@@ -32371,7 +32373,8 @@ function skipUnaskedContinue(connect) {
     connect(
       (0, import_node_net2.isIP)(options.servername ?? "") ? { ...options, servername: void 0 } : options,
       (error2, socket) => {
-        callback(error2, socket);
+        const closed = error2?.code === "UND_ERR_SOCKET";
+        callback(closed ? Object.assign(new Error(error2.message, { cause: error2 }), { code: "ECONNRESET" }) : error2, socket);
         if (!error2 && socket) patchParser(socket);
       }
     )

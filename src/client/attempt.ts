@@ -177,7 +177,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
 
   #failed(cause: unknown): void {
     const ms = Math.round(monotonicMs() - this.#started);
-    const error = this.#proxy ? (asProxyError(cause, this.#proxy, this.#sent) ?? cause) : cause;
+    const error = this.#proxy ? (asProxyError(cause, this.#proxy, this.#sent, this.#timedOut) ?? cause) : cause;
     const [timedOut, interrupted, sent, status] = [this.#timedOut, this.#interrupted, this.#sent, this.#status];
     this.#finish({ kind: 'failed', error, timedOut, interrupted, sent, status, ms });
   }

@@ -128,10 +128,11 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
   // An answer had begun: its status, or (undici.ts tells) its status line only; it did not come whole (review24 F8).
   const began = context.began ? ` (${context.began} ${statusText(context.began)})` : (error as Tagged)?.afterStatus && "'s headers";
   if (timedOut || codes.some((c) => c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')) {
-    const none = `${began ? 'no whole answer' : 'no response'} from ${context.where} within ${context.timeoutMs / 1000} s${tries}`;
+    const proxy = error instanceof ProxyError ? ` through the proxy ${error.proxy} (from ${error.variable})` : ''; // no tunnel yet (audit25)
+    const none = `${began ? 'no whole answer' : 'no response'} from ${context.where}${proxy} within ${context.timeoutMs / 1000} s${tries}`;
     const message = began ? `${none}: it stopped in the middle of its answer${began}` : none;
     const hint = notMade
-      ? 'nothing was sent: the connection was not made in time; check that the service is up, or raise --timeout'
+      ? `nothing was sent: the connection was not made in time; check that ${proxy ? 'the proxy is running and can reach the service' : 'the service is up'}, or raise --timeout`
       : 'the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow';
     return new NetworkError('timeout', message, { ...info, code: 'ETIMEDOUT', hint, cause: error });
   }

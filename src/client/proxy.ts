@@ -113,10 +113,7 @@ export class ProxyError extends Error {
 
   constructor(code: ProxyErrorCode, choice: ProxyChoice, options: { status?: number; cause?: unknown } = {}) {
     const proxy = displayProxy(choice.url);
-    const message =
-      code === 'ERR_PROXY_UNREACHABLE' || code === 'ERR_PROXY_TLS'
-        ? `cannot reach the proxy ${proxy}`
-        : `the proxy ${proxy} answered ${options.status ?? '?'}`;
+    const message = options.status === undefined ? `cannot reach the proxy ${proxy}` : `the proxy ${proxy} answered ${options.status}`;
     super(message, { cause: options.cause });
     this.name = 'ProxyError';
     this.code = code;
@@ -134,7 +131,7 @@ const CONNECTION_CODES = new Set<string>([...CONNECT_FAILURES, 'ECONNRESET', 'EP
  * proxy's. `connected`: the request had been handed to a connection (after that only the forwarding
  * proxy's 407 is the proxy's own). A TLS failure is the service's (through the tunnel), not the proxy's.
  */
-export function asProxyError(error: unknown, choice: ProxyChoice, connected: boolean): ProxyError | undefined {
+export function asProxyError(error: unknown, choice: ProxyChoice, connected: boolean, timedOut = false): ProxyError | undefined {
   const message = (error as Error)?.message ?? '';
   // undici's words: "Proxy response (407) !== 200 when HTTP Tunneling", "Proxy Authentication Required (407)".
   const answered = /^Proxy (?:response|Authentication Required) \((\d{3})\)/.exec(message);
@@ -144,7 +141,9 @@ export function asProxyError(error: unknown, choice: ProxyChoice, connected: boo
   }
   if (connected) return undefined;
   const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return new ProxyError('ERR_PROXY_UNREACHABLE', choice, { cause: error });
+  // A connection lost, no tunnel in time, or an answer to CONNECT that is not HTTP (an SSH server at the port: audit25) is the proxy's.
+  if (timedOut || (typeof code === 'string' && CONNECTION_CODES.has(code)) || (error as Error)?.name === 'HTTPParserError')
+    return new ProxyError('ERR_PROXY_UNREACHABLE', choice, { cause: error });
   // An https:// proxy's own handshake fails as the service's through it does, in the same words: either (audit23).
   if (typeof code === 'string' && isTlsCode(code) && /^https:/i.test(choice.url))
     return new ProxyError('ERR_PROXY_TLS', choice, { cause: error });

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { ROOT, TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
@@ -173,6 +173,79 @@ describe('a failure at the proxy is named as the proxy’s, and counts as not se
     );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(secureReceived.length).toBe(before);
+  });
+});
+
+/** A port that takes connections but is no proxy: it closes on CONNECT, says nothing, or answers as an SSH server (audit25). */
+async function notAProxy(
+  mode: 'close' | 'silent' | 'ssh',
+): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.once('data', () => (mode === 'close' ? socket.destroy() : mode === 'ssh' ? socket.write('SSH-2.0-OpenSSH_9.6\r\n') : undefined));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = () => new Promise<void>((resolve) => (sockets.forEach((s) => s.destroy()), server.close(() => resolve())));
+  return { port: (server.address() as AddressInfo).port, connections: () => sockets.size, close };
+}
+
+describe('a port that does not answer CONNECT as a proxy does (audit25)', () => {
+  type Failed = { error: { kind: string; message: string; hint: string; recorded: string } };
+  const fire = (port: number, timeout: string) =>
+    run(['fire', 't', 'u', '--json', '--retries', '0', '--timeout', timeout], {
+      env: env({ TRIGGER_BASE_URL: secureUrl, HTTPS_PROXY: `http://me:${PASSWORD}@127.0.0.1:${port}` }),
+    });
+
+  it('one that closes the connection on CONNECT is connected to once, and named: not reconnected to until --timeout', async () => {
+    const closer = await notAProxy('close');
+    try {
+      const result = await fire(closer.port, '2');
+      expect(result.code).toBe(3);
+      const { error } = JSON.parse(result.stdout) as Failed;
+      expect(error.message).toBe(
+        `cannot reach the proxy http://me:••••@127.0.0.1:${closer.port} (from HTTPS_PROXY): connection closed by the other side before it answered`,
+      );
+      expect(error.recorded).toBe('no');
+      expect(closer.connections()).toBe(1);
+      expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+    } finally {
+      await closer.close();
+    }
+  });
+
+  it('one that answers CONNECT with something not HTTP is named, not the service', async () => {
+    const ssh = await notAProxy('ssh');
+    try {
+      const result = await fire(ssh.port, '5');
+      expect(result.code).toBe(3);
+      const { error } = JSON.parse(result.stdout) as Failed;
+      expect(error.message).toMatch(
+        new RegExp(`^cannot reach the proxy http://me:••••@127\\.0\\.0\\.1:${ssh.port} \\(from HTTPS_PROXY\\): `),
+      );
+      expect(error.hint).toMatch(/^nothing was sent; check HTTPS_PROXY and that the proxy is running/);
+      expect(error.recorded).toBe('no');
+    } finally {
+      await ssh.close();
+    }
+  });
+
+  it('one that never answers CONNECT: the time-out names the proxy, and the hint says to check it, not the service', async () => {
+    const silent = await notAProxy('silent');
+    try {
+      const result = await fire(silent.port, '1');
+      expect(result.code).toBe(3);
+      const { error } = JSON.parse(result.stdout) as Failed;
+      expect(error.kind).toBe('timeout');
+      expect(error.message).toBe(
+        `no response from ${secureUrl} through the proxy http://me:••••@127.0.0.1:${silent.port} (from HTTPS_PROXY) within 1 s`,
+      );
+      expect(error.hint).toContain('check that the proxy is running and can reach the service');
+      expect(error.recorded).toBe('no');
+    } finally {
+      await silent.close();
+    }
   });
 });
 
