@@ -45128,7 +45128,8 @@ async function collectStatus(options, { env: env2, cwd }) {
   const { settings, problems, profile, configFile, key, url } = world;
   const apiKey = world.apiKey !== void 0 && key ? { masked: maskKey(world.apiKey), source: key[1], from: key[2] } : null;
   const baseUrl = settings && url ? { url: settings.baseUrl.href, source: url[1], from: url[2] } : null;
-  const proxy = settings && proxyFor(settings.baseUrl.origin, env2);
+  const proxy = settings && proxyChoice(settings.baseUrl.origin, env2);
+  if (proxy) collected(problems, () => parseProxy(proxy));
   const triggers = world.catalog?.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null;
   const catalog = world.catalog ? { path: world.catalog.path, source: world.catalog.source, triggers } : null;
   const stat = import_node_fs15.default.statSync(configFile, { throwIfNoEntry: false });
@@ -45139,7 +45140,7 @@ async function collectStatus(options, { env: env2, cwd }) {
     apiKey,
     baseUrl,
     configFile: { path: configFile, exists: mode2 !== null, mode: mode2 },
-    proxy: proxy === void 0 ? null : maskProxyCredentials(proxy),
+    proxy: proxy ? maskProxyCredentials(proxy.url) : null,
     // never its password, nor a lone token
     catalog,
     versions: { trigger: VERSION, node: process.version },
@@ -45156,7 +45157,7 @@ function statusLines(s, io) {
     row("api key", setting(s.apiKey?.masked, s.apiKey)),
     row("base URL", setting(s.baseUrl?.url, s.baseUrl)),
     row("config", `${s.configFile.path} ${c.dim(s.configFile.exists ? `(mode ${s.configFile.mode})` : "(not created yet)")}`),
-    row("proxy", s.proxy ?? c.dim("none")),
+    row("proxy", s.proxy === null ? c.dim("none") : printable(s.proxy)),
     row("catalog", catalog),
     row("versions", `trigger ${s.versions.trigger}, node ${s.versions.node}`)
   ];

@@ -4,12 +4,12 @@
  */
 import type { Command } from 'commander';
 import fs from 'node:fs';
-import { proxyFor } from '../client/proxy.js';
+import { parseProxy, proxyChoice } from '../client/proxy.js';
 import { ConfigError } from '../errors.js';
 import { errorLine, printable } from '../output/render.js';
 import type { Output } from '../output/io.js';
 import { maskProxyCredentials } from '../output/redact.js';
-import { resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
+import { collected, resolveWorld, type Source, type SettingsFlags } from '../settings/resolve.js';
 import { maskKey } from '../settings/validate.js';
 import { VERSION } from '../version.js';
 import { addSettingsOptions, type CatalogOptions, type Context } from './shared.js';
@@ -27,7 +27,8 @@ export async function collectStatus(options: StatusOptions, { env, cwd }: Contex
   const { settings, problems, profile, configFile, key, url } = world;
   const apiKey = world.apiKey !== undefined && key ? { masked: maskKey(world.apiKey), source: key[1], from: key[2] } : null;
   const baseUrl = settings && url ? { url: settings.baseUrl.href, source: url[1], from: url[2] } : null;
-  const proxy = settings && proxyFor(settings.baseUrl.origin, env);
+  const proxy = settings && proxyChoice(settings.baseUrl.origin, env);
+  if (proxy) collected(problems, () => parseProxy(proxy)); // one every command refuses is a problem, in fire's words (audit25)
   // The trigger catalog in effect, and how many triggers it holds (null when it cannot be used).
   const triggers = world.catalog?.loaded ? Object.keys(world.catalog.loaded.data.triggers).length : null;
   const catalog = world.catalog ? { path: world.catalog.path, source: world.catalog.source, triggers } : null;
@@ -40,7 +41,7 @@ export async function collectStatus(options: StatusOptions, { env, cwd }: Contex
     apiKey,
     baseUrl,
     configFile: { path: configFile, exists: mode !== null, mode },
-    proxy: proxy === undefined ? null : maskProxyCredentials(proxy), // never its password, nor a lone token
+    proxy: proxy ? maskProxyCredentials(proxy.url) : null, // never its password, nor a lone token
     catalog,
     versions: { trigger: VERSION, node: process.version },
     problems: problems.map((p) => ({ message: p.message, hint: p.hint })),
@@ -62,7 +63,7 @@ export function statusLines(s: Status, io: Output): string[] {
     row('api key', setting(s.apiKey?.masked, s.apiKey)),
     row('base URL', setting(s.baseUrl?.url, s.baseUrl)),
     row('config', `${s.configFile.path} ${c.dim(s.configFile.exists ? `(mode ${s.configFile.mode})` : '(not created yet)')}`),
-    row('proxy', s.proxy ?? c.dim('none')),
+    row('proxy', s.proxy === null ? c.dim('none') : printable(s.proxy)),
     row('catalog', catalog),
     row('versions', `trigger ${s.versions.trigger}, node ${s.versions.node}`),
   ];

@@ -89,7 +89,7 @@ function notSet(setting: Setting, profile: ReturnType<typeof selectedProfile>): 
 }
 
 /** What `fn` returns; a TriggerError it throws joins `problems` instead (anything else is a bug). */
-function collected<T>(problems: TriggerError[], fn: () => T): T | undefined {
+export function collected<T>(problems: TriggerError[], fn: () => T): T | undefined {
   try {
     return fn();
   } catch (error) {

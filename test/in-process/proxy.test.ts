@@ -78,6 +78,27 @@ describe('trigger status', () => {
   });
 });
 
+describe('trigger status with a proxy every command refuses (audit25)', () => {
+  it.each([
+    ['not a url at all', 'HTTPS_PROXY is not a proxy address the tool can use: http://not a url at all'],
+    ['ftp://h:1', 'HTTPS_PROXY names a proxy the tool cannot use: ftp://h:1'],
+    ['http://h\u202e:1', 'HTTPS_PROXY is not a proxy address the tool can use: http://h\\u202e:1'],
+  ])('HTTPS_PROXY=%j is a problem, in the words fire refuses it with (exit 2), and shown escaped', async (value, words) => {
+    const e = env({ TRIGGER_BASE_URL: 'https://api.example.com', HTTPS_PROXY: value });
+    const fire = await run(['fire', 't', 'u'], { env: e });
+    expect(fire.code).toBe(2);
+    expect(fire.stderr).toContain(`error: ${words}`);
+    const result = await run(['status'], { env: e });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: ${words}`);
+    expect(result.stdout).toContain(`proxy     ${words.split(': ')[1]}`);
+    expect(result.stdout).not.toContain('\u202e');
+    const json = JSON.parse((await run(['status', '--json'], { env: e })).stdout) as { ok: boolean; problems: Array<{ message: string }> };
+    expect(json.ok).toBe(false);
+    expect(json.problems.map((p) => p.message)).toEqual([words.replace('\\u202e', '\u202e')]); // JSON holds the text as it is
+  });
+});
+
 describe('a failure at the proxy is named as the proxy’s, and counts as not sent', () => {
   it('407 to CONNECT: names the proxy and its 407, says to check its credentials, exit 3, recorded "no"', async () => {
     proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
