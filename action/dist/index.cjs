@@ -37046,6 +37046,8 @@ function clientFor(settings, options, io, { env: env2, connections, onRetry }) {
   const keyFrom = { flag: "--api-key", env: "TRIGGER_API_KEY", profile, keychain: `${profile} (system keychain)` };
   const urlFrom = { flag: "--base-url", env: "TRIGGER_BASE_URL", profile: `${profile}: trigger config get base-url`, keychain: void 0 };
   const traceparent = parseTraceparent(env2.TRACEPARENT);
+  const proxy = options.verbose && proxyChoice(settings.baseUrl.origin, env2);
+  if (proxy) io.stderr(io.errColors.dim(`* through the proxy ${printable(displayProxy(proxy.url))} (from ${proxy.variable})`));
   if (env2.TRACEPARENT && !traceparent && options.verbose)
     io.stderr(io.errColors.warn("* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent"));
   return createClient({
@@ -37066,6 +37068,7 @@ var init_service = __esm({
   "src/commands/service.ts"() {
     "use strict";
     init_client();
+    init_proxy();
     init_request();
     init_render();
     init_resolve2();

@@ -1,8 +1,9 @@
 /** Resolving the settings and turning them and the options into the client, for the commands that send (fire, batch). */
 import { createClient, type ClientEvent, type TriggerClient } from '../client/client.js';
+import { displayProxy, proxyChoice } from '../client/proxy.js';
 import { parseTraceparent } from '../client/request.js';
 import type { Output } from '../output/io.js';
-import { verboseLines } from '../output/render.js';
+import { printable, verboseLines } from '../output/render.js';
 import { resolveCommand, type Settings } from '../settings/resolve.js';
 import type { Context, ServiceOptions } from './shared.js';
 
@@ -27,6 +28,8 @@ export function clientFor(settings: Settings, options: ServiceOptions, io: Outpu
   const keyFrom = { flag: '--api-key', env: 'TRIGGER_API_KEY', profile, keychain: `${profile} (system keychain)` };
   const urlFrom = { flag: '--base-url', env: 'TRIGGER_BASE_URL', profile: `${profile}: trigger config get base-url`, keychain: undefined };
   const traceparent = parseTraceparent(env.TRACEPARENT);
+  const proxy = options.verbose && proxyChoice(settings.baseUrl.origin, env); // said as curl -v says it, its password masked (audit25)
+  if (proxy) io.stderr(io.errColors.dim(`* through the proxy ${printable(displayProxy(proxy.url))} (from ${proxy.variable})`));
   if (env.TRACEPARENT && !traceparent && options.verbose)
     io.stderr(io.errColors.warn('* TRACEPARENT is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>); it is not sent'));
   return createClient({

@@ -64,6 +64,23 @@ describe('a proxy written as curl takes it', () => {
   });
 });
 
+describe('--verbose (audit25)', () => {
+  it('names the proxy a request goes through once, its password masked; none when NO_PROXY sends it direct', async () => {
+    proxy = await startProxy({ credentials: { user: 'me', password: PASSWORD } });
+    plain = await startServer();
+    const e = env({ TRIGGER_BASE_URL: plain.url, HTTP_PROXY: `http://me:${PASSWORD}@${proxy.hostPort}` });
+    const result = await run(['fire', 't', 'u', '--verbose'], { env: e });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((line) => line.includes('proxy'));
+    expect(lines).toEqual([`* through the proxy http://me:••••@${proxy.hostPort} (from HTTP_PROXY)`]);
+    expect(proxy.asked).toHaveLength(1);
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+    const direct = await run(['fire', 't', 'u', '--verbose'], { env: { ...e, NO_PROXY: '127.0.0.1' } });
+    expect(direct.code).toBe(0);
+    expect(direct.stderr).not.toContain('proxy');
+  });
+});
+
 describe('trigger status', () => {
   it('shows the proxy in effect as curl takes it, its password masked', async () => {
     const result = await run(['status', '--json'], {
