@@ -809,7 +809,9 @@ function statusHint(status2, headers, context) {
 }
 function serviceError(answer, context, info2) {
   const { status: status2, headers, json, text } = answer;
-  const rawLocation = headerValue(headers, "location");
+  const raw = headerValue(headers, "location");
+  const bytes = raw && /^[^\u0100-\uffff]*[\x80-\xff][^\u0100-\uffff]*$/.test(raw) ? Buffer.from(raw, "latin1") : void 0;
+  const rawLocation = bytes && (0, import_node_buffer.isUtf8)(bytes) ? bytes.toString() : raw;
   const location = rawLocation === void 0 ? void 0 : excerpt2(rawLocation, 300);
   const label = `${status2} ${statusText(status2)}`.trim();
   const message = withoutLabel(serverMessage(json, text), label);
@@ -895,10 +897,11 @@ function describeNetworkError(code, message) {
   if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
-var import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, statusText, UNREADABLE, CLOSED, REASONS;
+var import_node_buffer, import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, statusText, UNREADABLE, CLOSED, REASONS;
 var init_messages = __esm({
   "src/client/messages.ts"() {
     "use strict";
+    import_node_buffer = require("node:buffer");
     import_node_fs = __toESM(require("node:fs"), 1);
     init_errors();
     init_response();
@@ -29567,7 +29570,7 @@ var require_util5 = __commonJS({
   "node_modules/undici/lib/web/websocket/util.js"(exports2, module2) {
     "use strict";
     var { states, opcodes } = require_constants5();
-    var { isUtf8 } = require("node:buffer");
+    var { isUtf8: isUtf82 } = require("node:buffer");
     var { removeHTTPWhitespace } = require_data_url();
     var { collectASequenceOfCodePointsFast } = require_infra();
     function isConnecting(readyState) {
@@ -29710,7 +29713,7 @@ var require_util5 = __commonJS({
         return fatalDecoder.decode.bind(fatalDecoder);
       }
       return function(buffer) {
-        if (isUtf8(buffer)) {
+        if (isUtf82(buffer)) {
           return buffer.toString("utf-8");
         }
         throw new TypeError("Invalid utf-8 received.");

@@ -2,6 +2,7 @@
  * What an answer or a failed connection means to a person: the status words, the message and the hint for each case. Pure functions, tested
  * as a table (test/unit/messages.test.ts); client.ts keeps the connections and the retries.
  */
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import { NetworkError, ServiceError, type AttemptInfo, type Recorded } from '../errors.js';
 import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';
@@ -84,7 +85,9 @@ export function statusHint(status: number, headers: AnswerHeaders, context: Requ
 /** The error for an answer that is not a success: message (with the server's own words) and hint. */
 export function serviceError(answer: Answer, context: RequestContext, info: AttemptInfo): ServiceError {
   const { status, headers, json, text } = answer;
-  const rawLocation = headerValue(headers, 'location');
+  const raw = headerValue(headers, 'location'); // undici reads a header as latin1: its bytes as UTF-8 when they are (audit25)
+  const bytes = raw && /^[^\u0100-\uffff]*[\x80-\xff][^\u0100-\uffff]*$/.test(raw) ? Buffer.from(raw, 'latin1') : undefined;
+  const rawLocation = bytes && isUtf8(bytes) ? bytes.toString() : raw;
   const location = rawLocation === undefined ? undefined : excerpt(rawLocation, 300); // server text: no controls
   const label = `${status} ${statusText(status)}`.trim();
   const message = withoutLabel(serverMessage(json, text), label);

@@ -88,6 +88,19 @@ describe('trigger fire', () => {
     expect(result.stderr).toMatch(/^error: the service refused the event: 403 Forbidden: nginx/);
     expect(result.stderr).not.toMatch(/[<>]/);
   });
+  it('a Location in raw UTF-8 is read as UTF-8, what is invisible in it escaped: not latin1 with its C1 bytes stripped (audit25)', async () => {
+    const location = 'https://evil.example/caf\u00e9/\u202e/x';
+    const env = await serve((socket) => {
+      socket.write('HTTP/1.1 302 Found\r\nLocation: ');
+      socket.write(Buffer.from(location, 'utf8')); // the bytes as they are, as a server sends them
+      socket.write('\r\nContent-Length: 0\r\n\r\n');
+    });
+    const result = await run(['fire', 't', 'u', '--retries', '0'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: the service redirected \(302 Found\) to https:\/\/evil\.example\/caf\u00e9\/\\u202e\/x —/);
+    const json = await run(['fire', 't', 'u', '--retries', '0', '--json'], { env });
+    expect((JSON.parse(json.stdout) as { error: { location: string } }).error.location).toBe(location);
+  });
 });
 
 describe('trigger batch', () => {
