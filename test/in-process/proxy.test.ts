@@ -97,10 +97,10 @@ describe('trigger status', () => {
 
 describe('trigger status with a proxy every command refuses (audit25)', () => {
   it.each([
-    ['not a url at all', 'HTTPS_PROXY is not a proxy address the tool can use: http://not a url at all'],
-    ['ftp://h:1', 'HTTPS_PROXY names a proxy the tool cannot use: ftp://h:1'],
-    ['http://h\u202e:1', 'HTTPS_PROXY is not a proxy address the tool can use: http://h\\u202e:1'],
-  ])('HTTPS_PROXY=%j is a problem, in the words fire refuses it with (exit 2), and shown escaped', async (value, words) => {
+    ['HTTPS_PROXY is not a proxy address the tool can use: http://not a url at all', 'not a url at all'],
+    ['HTTPS_PROXY names a proxy the tool cannot use: ftp://h:1', 'ftp://h:1'],
+    ['HTTPS_PROXY is not a proxy address the tool can use: http://h\\u202e:1', 'http://h\u202e:1'],
+  ])('"%s": status lists it as a problem in the words fire refuses it with (exit 2), escaped', async (words, value) => {
     const e = env({ TRIGGER_BASE_URL: 'https://api.example.com', HTTPS_PROXY: value });
     const fire = await run(['fire', 't', 'u'], { env: e });
     expect(fire.code).toBe(2);
