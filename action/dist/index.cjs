@@ -44365,14 +44365,17 @@ var init_pace = __esm({
        * beside the one in flight faster than that by an eighth: the step was another's queue behind the limit (review19 R2, review17 B), undone. */
       #refusedAt(answer, sent, rttMs, retryAfterMs) {
         const step = this.#step;
-        if (answer !== Answer.PushedBack || retryAfterMs >= 0) return false;
-        if (step.baseAt === -Infinity) return (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
-        if (step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS) return false;
-        if (step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
+        const refused2 = answer === Answer.PushedBack && retryAfterMs < 0;
+        const unproved = step.proof > 0 && sent + rttMs - step.proof > 4 * this.#baseRtt;
+        if (step.baseAt === -Infinity) return refused2 && (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
+        if (!unproved && (!refused2 || step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS)) return false;
+        if (unproved || step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
           [this.#baseRtt, step.baseAt, step.runRtt, this.#grown] = [step.baseBefore, -Infinity, NaN, -1];
           this.#set(1);
         }
-        [step.proof, this.pushedBack] = [0, this.pushedBack + 1];
+        step.proof = 0;
+        if (unproved) return false;
+        this.pushedBack++;
         return true;
       }
       /**

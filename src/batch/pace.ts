@@ -931,14 +931,18 @@ export class Pace {
    * beside the one in flight faster than that by an eighth: the step was another's queue behind the limit (review19 R2, review17 B), undone. */
   #refusedAt(answer: Answer, sent: number, rttMs: number, retryAfterMs: number): boolean {
     const step = this.#step;
-    if (answer !== Answer.PushedBack || retryAfterMs >= 0) return false; // a strict limit's refusal: no Retry-After
-    if (step.baseAt === -Infinity) return (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
-    if (step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS) return false;
-    if (step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
+    const refused = answer === Answer.PushedBack && retryAfterMs < 0; // a strict limit's refusal: no Retry-After
+    // Its refusal not back in four round trips (a bucket with a burst let it in: limit_req burst=1): nothing proved, undone (review25).
+    const unproved = step.proof > 0 && sent + rttMs - step.proof > 4 * this.#baseRtt;
+    if (step.baseAt === -Infinity) return refused && (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
+    if (!unproved && (!refused || step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS)) return false;
+    if (unproved || step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
       [this.#baseRtt, step.baseAt, step.runRtt, this.#grown] = [step.baseBefore, -Infinity, NaN, -1]; // the base before, for this slow run
       this.#set(1);
     }
-    [step.proof, this.pushedBack] = [0, this.pushedBack + 1]; // the refusal it asked for: no news of the pace
+    step.proof = 0;
+    if (unproved) return false; // the answer that found it so is an answer as any other
+    this.pushedBack++; // the refusal it asked for: no news of the pace
     return true;
   }
 
