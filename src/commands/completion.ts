@@ -209,13 +209,24 @@ export function runComplete(program: Command, words: string[], io: Output, env: 
   return 0;
 }
 
-// bash: the words come from bash-completion's _get_comp_words_by_ref where it is loaded (it keeps
-// `--format=csv` and `a:b` whole), else from COMP_WORDS joined back at `=` and `:`. Readline
-// replaces only the text after the last `=` or `:` of the word, so that part of each answer is kept.
+// bash: the words come from bash-completion's _get_comp_words_by_ref where loaded (it keeps `--format=csv` and `a:b` whole), else from
+// COMP_WORDS joined at `=` and `:`; they are asked without quotes and backslashes, read without eval (that would run a `$(...)`). Readline
+// replaces only $2 (after the last `=` or `:`, or an open quote): an answer keeps what follows, quoted as printf %q does or for the quote.
 const BASH = `# trigger completion for bash: source <(trigger completion bash)
 # On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
+_trigger_unquote() {
+  local i c
+  text='' quote=''
+  for ((i = 0; i < \${#1}; i++)); do
+    c=\${1:i:1}
+    if [[ $quote && $c == "$quote" ]]; then quote=''
+    elif [[ -z $quote && $c == [\\'\\"] ]]; then quote=$c
+    elif [[ $c == \\\\ && $quote != "'" ]]; then ((++i)) && text+=\${1:i:1}
+    else text+=$c; fi
+  done
+}
 _trigger() {
-  local cur words cword line prefix directive=plain i
+  local cur words cword line directive=plain i text quote skip asked=()
   if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
     _get_comp_words_by_ref -n =: cur words cword
   else
@@ -230,18 +241,23 @@ _trigger() {
     cword=$((\${#words[@]} - 1))
     cur=\${words[cword]}
   fi
-  prefix=\${cur%"\${cur##*[=:]}"}
+  _trigger_unquote "\${cur%"$2"}" && skip=\${#text}
+  for ((i = 1; i <= cword; i++)); do _trigger_unquote "\${words[i]}" && asked+=("$text"); done
   COMPREPLY=()
   while IFS= read -r line; do
     case $line in
       :files) directive=files ;;
       :plain) ;;
       *)
-        line=\${line%%$'\\t'*}
-        COMPREPLY+=("\${line#"$prefix"}")
+        line=\${line%%$'\\t'*} line=\${line:skip}
+        if [[ $quote == "'" ]]; then line=\${line//\\'/\\'\\\\\\'\\'}
+        elif [[ $quote ]]; then line=\${line//\\\\/\\\\\\\\} line=\${line//\\$/\\\\\\$} line=\${line//\\\`/\\\\\\\`} line=\${line//\\"/\\\\\\"}
+        elif [[ $line ]]; then printf -v line %q "$line"
+        fi
+        COMPREPLY+=("$line")
         ;;
     esac
-  done < <(trigger __complete "\${words[@]:1:cword}" 2>/dev/null)
+  done < <(trigger __complete "\${asked[@]}" 2>/dev/null)
   if [[ $directive == files ]]; then
     compopt -o filenames 2>/dev/null
     if declare -F _filedir >/dev/null 2>&1; then
@@ -279,7 +295,7 @@ _trigger() {
         value=\${value#$flag}
         description=''
         [[ $line == *$'\\t'* ]] && description=\${line#*$'\\t'}
-        candidates+=("\${value//:/\\\\:}\${description:+:$description}")
+        candidates+=("\${\${(q)value}//:/\\\\:}\${description:+:$description}")
         ;;
     esac
   done
@@ -302,7 +318,8 @@ const FISH = `# trigger completion for fish: trigger completion fish > ~/.config
 function __trigger_complete
     set -l tokens (commandline -opc)
     set -l current (commandline -ct)
-    for line in (trigger __complete $tokens[2..-1] "$current" 2>/dev/null)
+    set -l word (string unescape -- "$current")
+    for line in (trigger __complete $tokens[2..-1] "$word" 2>/dev/null)
         switch $line
             case :files
                 __fish_complete_path "$current"

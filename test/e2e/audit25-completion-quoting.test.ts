@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandbox, type Sandbox } from '../helpers/cli.js';
 import { needs } from '../helpers/needs.js';
 import { SHELL_NEEDS, ShellSession, type ShellName } from '../helpers/shell.js';
@@ -19,15 +19,29 @@ beforeAll(() => {
   box = sandbox();
   work = path.join(box.home, 'repo');
   fs.mkdirSync(work);
-  const triggers = { 'sign up': { name: 'Signed up' }, 'a\\b': { name: 'Backslash' }, purchase: { name: 'Purchase' } };
-  fs.writeFileSync(path.join(work, 'triggers.json'), JSON.stringify({ triggers }, null, 2));
+  const ids = ['sign up', 'a\\b', "it's", '$(touch pwned)', 'purchase'];
+  fs.writeFileSync(path.join(work, 'triggers.json'), JSON.stringify({ triggers: Object.fromEntries(ids.map((id) => [id, {}])) }));
 });
 afterAll(() => box.cleanup());
 
-describe.each<[ShellName, string, RegExp]>([
-  ['bash', 'trigger fire sig', /^\$ trigger fire (sign\\ up|'sign up'|"sign up")\s*$/m],
-  ['zsh', 'trigger fire a', /^\$ trigger fire (a\\\\b|'a\\b'|"a\\\\b")\s*$/m],
-])('in a real %s', (shell, line, wanted) => {
+/** What is typed before the Tab, and the line the shell must show after it: the same id, one word. */
+const CASES: Record<ShellName, Array<[string, RegExp]>> = {
+  bash: [
+    ['trigger fire sig', /^\$ trigger fire sign\\ up\s*$/m],
+    ['trigger fire it', /^\$ trigger fire it\\'s\s*$/m],
+    // A word opened with a quote is completed inside it, and the quote closed.
+    ["trigger fire 'sig", /^\$ trigger fire 'sign up'\s*$/m],
+    ['trigger fire "it', /^\$ trigger fire "it's"\s*$/m],
+    ['trigger fire sign\\ ', /^\$ trigger fire sign\\ up\s*$/m],
+  ],
+  zsh: [['trigger fire a', /^\$ trigger fire a\\\\b\s*$/m]],
+  fish: [
+    ["trigger fire 'sig", /^\$ trigger fire 'sign up'\s*$/m],
+    ['trigger fire sign\\ ', /^\$ trigger fire sign\\ up\s*$/m],
+  ],
+};
+
+describe.each<ShellName>(['bash', 'zsh', 'fish'])('in a real %s', (shell) => {
   const available = needs(...SHELL_NEEDS[shell]);
   let session: ShellSession;
   beforeAll(async () => {
@@ -35,8 +49,20 @@ describe.each<[ShellName, string, RegExp]>([
   }, 60_000);
   afterAll(() => session?.close());
 
-  // Today bash shows `$ trigger fire sign up`, zsh `$ trigger fire ab`.
-  it('puts the completed id on the line as one word, the same id', async () => {
+  // Before the fix bash showed `$ trigger fire sign up` (two words), `it's` (an open quote) and nothing after a quote; zsh `ab`; fish
+  // nothing after a quote or a backslash.
+  it.each(CASES[shell])('%s<Tab> puts the completed id on the line as one word, the same id', async (line, wanted) => {
     await session.tab(line, wanted);
   });
+
+  if (shell === 'bash') {
+    it('an id $(touch pwned) is put on the line quoted: Enter runs no command', async () => {
+      await session.type('trigger fire $', 'Tab');
+      await session.waitFor(/^\$ trigger fire \\\$\\\(touch\\ pwned\\\)\s*$/m);
+      await session.type('', 'Enter');
+      await session.waitFor(/^\$\s*$/m); // the usage error (no user given), then the prompt
+      await session.type('', 'C-l');
+      expect(fs.existsSync(path.join(work, 'pwned'))).toBe(false);
+    });
+  }
 });
