@@ -5180,7 +5180,7 @@ var init_render = __esm({
   "src/output/render.ts"() {
     "use strict";
     init_errors();
-    UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
+    UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}]/gu;
     HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
     SHORT_ESCAPES2 = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
     shownId = (id) => /[\\"]/.test(id) || HAS_UNSEEN.test(id) ? printable(JSON.stringify(id)) : id;

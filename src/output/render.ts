@@ -9,12 +9,12 @@ import type { Palette } from './colors.js';
 import type { ServerMask } from './redact.js';
 
 /**
- * What is escaped in text shown to a person: C0 and C1 controls; Unicode format characters (category Cf: U+202E and the other direction
- * overrides and isolates, U+200B and the other zero-width ones, U+FEFF, U+00AD, tag characters); the line and paragraph separators U+2028
- * and U+2029; and lone surrogates. Each either moves, hides or reorders what a terminal shows.
+ * What is escaped in text shown to a person: C0 and C1 controls; Unicode format characters (Cf: U+202E and the other direction overrides
+ * and isolates, U+200B and the other zero-width ones, U+FEFF, U+00AD, tags) and the other default-ignorable ones, which show nothing
+ * (U+034F, the U+3164 fillers, variation selectors); U+2028, U+2029; lone surrogates. Each moves, hides or reorders what a terminal shows.
  */
 // eslint-disable-next-line no-control-regex
-const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/gu;
+const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}]/gu;
 const HAS_UNSEEN = new RegExp(UNSEEN.source, 'u'); // no `g`: a test that keeps no lastIndex
 
 const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };

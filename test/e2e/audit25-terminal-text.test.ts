@@ -28,6 +28,7 @@ describe('what reaches the terminal', () => {
     ['3164', '\u3164'],
     ['FE0F', '\ufe0f'],
     ['17B4', '\u17b4'],
+    ['115F', '\u115f'],
   ])('an invisible U+%s in a user id is shown escaped', async (_name, invisible) => {
     const result = await run(['fire', 'p', `a${invisible}b`], { env: box.env });
     expect(result.code).toBe(0);

@@ -31,6 +31,11 @@ describe('printable', () => {
     ['Arabic letter mark', 'x\u061cy', 'x\\u061cy'],
     ['a tag character (outside the BMP)', 'flag\u{e0041}', 'flag\\u{e0041}'],
     ['a lone surrogate', 'a\ud800b', 'a\\ud800b'],
+    // Default-ignorable code points outside Cf show nothing either (audit25 #4).
+    ['combining grapheme joiner', 'a\u034fb', 'a\\u034fb'],
+    ['Hangul fillers', '\u3164x\u115f', '\\u3164x\\u115f'],
+    ['a variation selector', 'a\ufe0fb', 'a\\ufe0fb'],
+    ['Khmer inherent vowel', 'a\u17b4b', 'a\\u17b4b'],
     ['controls, as before', 'a\nb\r\t\x1b[31m\x9b', 'a\\nb\\r\\t\\x1b[31m\\u009b'],
   ])('%s', (_name, text, shown) => {
     expect(printable(text)).toBe(shown);
