@@ -36185,7 +36185,7 @@ var init_lock = __esm({
 // src/settings/store.ts
 function checkProfileName(name) {
   if (!PROFILE_NAME.test(name))
-    throw new ConfigError(`profile name ${JSON.stringify(name)} is not valid; use letters, digits, "-", "_" or "." (e.g. staging)`);
+    throw new ConfigError(`profile name ${quotedExcerpt(name)} is not valid; use up to 64 letters, digits, "-", "_", "." (e.g. staging)`);
   return name;
 }
 function readConfig(file) {
@@ -36248,6 +36248,7 @@ var init_store = __esm({
     init_atomic_write();
     init_errno();
     init_errors();
+    init_excerpt();
     init_render();
     init_lock();
     SETTINGS2 = {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { makeFolders, writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
+import { quotedExcerpt } from '../output/excerpt.js';
 import { shellQuote } from '../output/render.js';
 import { withLock, type LockOptions } from '../lock.js';
 
@@ -62,7 +63,7 @@ export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
   if (!PROFILE_NAME.test(name))
-    throw new ConfigError(`profile name ${JSON.stringify(name)} is not valid; use letters, digits, "-", "_" or "." (e.g. staging)`);
+    throw new ConfigError(`profile name ${quotedExcerpt(name)} is not valid; use up to 64 letters, digits, "-", "_", "." (e.g. staging)`);
   return name;
 }
 

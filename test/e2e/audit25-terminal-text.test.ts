@@ -46,5 +46,6 @@ describe('what reaches the terminal', () => {
     expect(result.code).toBe(2);
     // Today: 5,089 characters, the whole name.
     expect(result.stderr.length).toBeLessThan(1000);
+    expect(result.stderr).toContain(`profile name "${'x'.repeat(40)}…${'x'.repeat(12)}" (5,000 characters) is not valid`);
   });
 });
