@@ -36183,9 +36183,9 @@ var init_lock = __esm({
 });
 
 // src/settings/store.ts
-function checkProfileName(name) {
-  if (!PROFILE_NAME.test(name))
-    throw new ConfigError(`profile name ${quotedExcerpt(name)} is not valid; use up to 64 letters, digits, "-", "_", "." (e.g. staging)`);
+function checkProfileName(name, given) {
+  if (name === "" && given) throw new ConfigError(`${given} is empty: name a profile, or leave ${given} out for the active one; ${NAMING}`);
+  if (!PROFILE_NAME.test(name)) throw new ConfigError(`profile name ${quotedExcerpt(name)} is not valid; ${NAMING}`);
   return name;
 }
 function readConfig(file) {
@@ -36239,7 +36239,7 @@ async function updateConfig(file, update, options = {}) {
   };
   return withLock(file, change, options);
 }
-var import_node_fs5, import_node_path4, SETTINGS2, PROFILE_NAME;
+var import_node_fs5, import_node_path4, SETTINGS2, PROFILE_NAME, NAMING;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
@@ -36272,6 +36272,7 @@ var init_store = __esm({
       }
     };
     PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+    NAMING = 'use up to 64 letters, digits, "-", "_", "." (e.g. staging)';
   }
 });
 
@@ -36924,8 +36925,9 @@ function readableKeyFileWarning(file) {
   return `warning: ${file} holds the API key and others can read it (mode ${mode2.toString(8).padStart(4, "0")}); fix it with: chmod 600 ${file}`;
 }
 function selectedProfile(flags = {}, env2 = process.env, config) {
-  if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: "flag" };
-  if (env2.TRIGGER_PROFILE) return { name: checkProfileName(env2.TRIGGER_PROFILE), explicit: true, source: "env" };
+  if (flags.profile !== void 0) return { name: checkProfileName(flags.profile, "--profile"), explicit: true, source: "flag" };
+  const named = env2.TRIGGER_PROFILE;
+  if (named !== void 0) return { name: checkProfileName(named, "TRIGGER_PROFILE"), explicit: true, source: "env" };
   if (typeof config?.active === "string" && config.active !== "") return { name: config.active, explicit: true, source: "config" };
   return { name: "default", explicit: false, source: "default" };
 }

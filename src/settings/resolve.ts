@@ -53,8 +53,9 @@ export function readableKeyFileWarning(file: string): string | undefined {
  * `explicit`: named by a flag, the environment or `config use` (so it must exist), not the default.
  */
 export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env, config?: ConfigData) {
-  if (flags.profile) return { name: checkProfileName(flags.profile), explicit: true, source: 'flag' } as const;
-  if (env.TRIGGER_PROFILE) return { name: checkProfileName(env.TRIGGER_PROFILE), explicit: true, source: 'env' } as const;
+  if (flags.profile !== undefined) return { name: checkProfileName(flags.profile, '--profile'), explicit: true, source: 'flag' } as const;
+  const named = env.TRIGGER_PROFILE;
+  if (named !== undefined) return { name: checkProfileName(named, 'TRIGGER_PROFILE'), explicit: true, source: 'env' } as const;
   if (typeof config?.active === 'string' && config.active !== '') return { name: config.active, explicit: true, source: 'config' } as const;
   return { name: 'default', explicit: false, source: 'default' } as const;
 }

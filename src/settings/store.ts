@@ -61,9 +61,11 @@ export type Setting = (typeof SETTINGS)[SettingName];
 
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-export function checkProfileName(name: string): string {
-  if (!PROFILE_NAME.test(name))
-    throw new ConfigError(`profile name ${quotedExcerpt(name)} is not valid; use up to 64 letters, digits, "-", "_", "." (e.g. staging)`);
+const NAMING = 'use up to 64 letters, digits, "-", "_", "." (e.g. staging)';
+/** `given`: where the name came from (--profile, TRIGGER_PROFILE), where an empty one is a mistake (`--profile "$UNSET"`), not default. */
+export function checkProfileName(name: string, given?: string): string {
+  if (name === '' && given) throw new ConfigError(`${given} is empty: name a profile, or leave ${given} out for the active one; ${NAMING}`);
+  if (!PROFILE_NAME.test(name)) throw new ConfigError(`profile name ${quotedExcerpt(name)} is not valid; ${NAMING}`);
   return name;
 }
 

@@ -50,6 +50,26 @@ describe('trigger config, in-process', () => {
     expect(result.stdout).toBe('');
   });
 
+  // audit25 #9: `printf key | trigger config set-key --profile "$ENV"` with ENV unset overwrote the default profile's key.
+  it.each([
+    ['--profile', ['--profile', ''], {}],
+    ['TRIGGER_PROFILE', [], { TRIGGER_PROFILE: '' }],
+  ])('an empty %s is refused (exit 2), not read as the default profile', async (given, extra: string[], env) => {
+    expect((await cli(['config', 'set-key', TEST_KEY, '--insecure-storage'])).code).toBe(0);
+    const config = path.join(sandbox.env.TRIGGER_CONFIG_DIR!, 'config.json');
+    const before = fs.readFileSync(config, 'utf8');
+    const result = await cli(['config', 'set-key', 'tk_other_Key123456789', '--insecure-storage', ...extra], { ...sandbox.env, ...env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: ${given} is empty: name a profile, or leave ${given} out for the active one; use up to 64 letters, digits, "-", "_", "." (e.g. staging)\n`,
+    );
+    expect(fs.readFileSync(config, 'utf8')).toBe(before);
+    for (const args of [['status'], ['fire', 'p', 'u']]) {
+      const other = await cli([...args, ...extra], { ...sandbox.env, ...env });
+      expect([other.code, other.stderr.split('\n')[0]]).toEqual([2, expect.stringContaining(`error: ${given} is empty`)]);
+    }
+  });
+
   it('status reads the environment given, and says where each value came from', async () => {
     const result = await cli(['status', '--json'], {
       ...sandbox.env,
