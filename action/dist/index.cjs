@@ -45432,7 +45432,9 @@ function openLog(file) {
       throw new UsageError(message2, { hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator` });
     }
     const message = `cannot open the log file ${file}: ${errnoWords(error2, "writing")}`;
-    throw new UsageError(message, { hint: "check that its folder exists and is writable" });
+    const inFolder2 = `name a file in it (e.g. --log ${file.replace(/\/+$/, "")}/events.ndjson)`;
+    const hint = error2.code === "EISDIR" ? inFolder2 : "check that its folder exists and is writable";
+    throw new UsageError(message, { hint });
   }
 }
 function eventJson(event) {
@@ -45483,6 +45485,7 @@ function rejectionLine(entry, io) {
   return `${c.dim(clock((/* @__PURE__ */ new Date()).toISOString()))} ${c.error("\u2716")} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim("\u2014")} ${printable(entry.error ?? "")}`;
 }
 function knownTriggers(options, { env: env2, cwd }) {
+  if (options.trigger?.includes("")) throw new UsageError("--trigger '' is no trigger id: name each one (e.g. --trigger purchase signup)");
   if (options.trigger?.length) return { ids: options.trigger, from: "" };
   const found2 = findCatalog({ cwd, env: env2, flag: options.catalog });
   if (!found2) return void 0;
@@ -45562,7 +45565,7 @@ var init_emulator = __esm({
     init_signals2();
     init_validate();
     clock = (iso) => iso.slice(11, 23);
-    showId = (id) => id === "" || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id;
+    showId = (id) => id === "" ? '""' : shownId(id);
     EXAMPLES4 = `
 Examples:
   $ trigger emulator                               # prints the two export lines to use it

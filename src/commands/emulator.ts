@@ -8,8 +8,8 @@ import type { CatalogOptions, Context } from './shared.js';
 import { DEFAULT_FAIL_STATUS, DEFAULT_PORT, startEmulator, type Emulator, type RequestEntry } from '../emulator/server.js';
 import type { EmulatorOptions, RecordedEvent } from '../emulator/server.js';
 import type { Output } from '../output/io.js';
-import { errorLine, printable } from '../output/render.js';
-import { ConfigError } from '../errors.js';
+import { errorLine, printable, shownId } from '../output/render.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { findCatalog } from '../catalog/find.js';
 import { loadCatalog, triggerIdsFor } from '../catalog/load.js';
 import { activeProfile } from '../settings/resolve.js';
@@ -27,8 +27,8 @@ interface EmulatorCommandOptions
 /** The time of day of an ISO timestamp, as the lines show it: hh:mm:ss.mmm (UTC). */
 const clock = (iso: string) => iso.slice(11, 23);
 
-/** Shows an id as it is, or quoted (control characters escaped) when it has spaces or invisible characters. */
-const showId = (id: string) => (id === '' || /[\s\p{C}]/u.test(id) ? printable(JSON.stringify(id)) : id);
+/** Shows an id as `trigger fire` does (as it is, or JSON-quoted when it holds a control, an invisible character, a backslash or a quote). */
+const showId = (id: string) => (id === '' ? '""' : shownId(id));
 
 /**
  * The warning for a --host other machines can reach (0.0.0.0, ::, an interface's address, a host name), undefined on loopback: the emulator
@@ -61,6 +61,7 @@ type Known = { ids: string[]; from: string } | undefined;
 
 /** The triggers it knows: --trigger's, else the catalog's under the active profile's ids (undefined: any). */
 function knownTriggers(options: EmulatorCommandOptions, { env, cwd }: Context): Known {
+  if (options.trigger?.includes('')) throw new UsageError("--trigger '' is no trigger id: name each one (e.g. --trigger purchase signup)");
   if (options.trigger?.length) return { ids: options.trigger, from: '' };
   const found = findCatalog({ cwd, env, flag: options.catalog });
   if (!found) return undefined;

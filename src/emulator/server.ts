@@ -360,7 +360,9 @@ function openLog(file: string): number {
       throw new UsageError(message, { hint: `start its reader first (e.g. cat ${file} in another terminal), then the emulator` });
     }
     const message = `cannot open the log file ${file}: ${errnoWords(error, 'writing')}`;
-    throw new UsageError(message, { hint: 'check that its folder exists and is writable' });
+    const inFolder = `name a file in it (e.g. --log ${file.replace(/\/+$/, '')}/events.ndjson)`;
+    const hint = (error as NodeJS.ErrnoException).code === 'EISDIR' ? inFolder : 'check that its folder exists and is writable';
+    throw new UsageError(message, { hint });
   }
 }
 

@@ -56,7 +56,7 @@ describe('trigger emulator: recording', () => {
   it('records what trigger fire sent: values, no value and awkward ids, on stdout and in the log', async () => {
     const log = path.join(box.home, 'events.ndjson');
     emu = await startEmulatorProcess(['--log', log], box.env);
-    const ids = ['alice@example.com', '..', '.', '100% a/b?c#d', '名前😀'];
+    const ids = ['alice@example.com', '..', '.', '100% a/b?c#d', '名前😀', 'a\u034fb'];
     for (const [i, userId] of ids.entries()) {
       const result = await fire(emu.url, ['purchase', userId, ...(i === 0 ? ['--value', '9.99'] : [])]);
       expect(result.code).toBe(0);
@@ -75,7 +75,9 @@ describe('trigger emulator: recording', () => {
     const printed = await emu.waitForLines(ids.length + 1);
     expect(printed[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} ✔ purchase · alice@example\.com · value 9\.99$/);
     expect(printed[1]).toMatch(/ · \.\. · no value$/);
-    expect(printed[3]).toContain('"100% a/b?c#d"');
+    // Shown as `trigger fire` shows them (audit25 #14: the emulator quoted a space, fire did not), an invisible U+034F escaped (#4).
+    expect(printed[3]).toContain(' · 100% a/b?c#d · ');
+    expect(printed[5]).toContain(' · "a\\u034fb" · ');
     expect(printed.at(-1)).toContain('value 12345678901234567890');
     expectNoKey({ stdout: emu.stdout(), stderr: emu.stderr() });
   });
@@ -246,6 +248,20 @@ describe('trigger emulator: lifecycle', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/error: /);
     }
+  });
+
+  it.each([
+    [['--trigger', ''], "error: --trigger '' is no trigger id: name each one (e.g. --trigger purchase signup)"],
+    [['--trigger', 'purchase', ''], "error: --trigger '' is no trigger id: name each one (e.g. --trigger purchase signup)"],
+  ])('%j is refused (exit 2): it printed triggers: "" and answered 404 to every trigger (audit25 #12)', async (args, line) => {
+    const result = await run(['emulator', ...args], { env: box.env, timeoutMs: 5_000 });
+    expect([result.code, result.stderr]).toEqual([2, `${line}\n`]);
+  });
+
+  it('--log naming a folder says to name a file in it, not to check that its folder exists (audit25 #12)', async () => {
+    const result = await run(['emulator', '--log', box.home], { env: box.env, timeoutMs: 5_000 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`it is a folder — name a file in it (e.g. --log ${box.home}/events.ndjson)`);
   });
 
   it('is a library too: start on port 0, read the recorded events, stop', async () => {
