@@ -190,7 +190,7 @@ function describeKeyCharacter(char) {
   return `a non-ASCII character (${hex2})`;
 }
 function normalizeApiKey(raw, source) {
-  const key = raw.trim();
+  const key = raw.trim().replace(/^(?:(?:export\s+)?TRIGGER_API_KEY=|Bearer\s+)?(["']?)(.*)\1$/, "$2");
   const refuse = (what, hint) => new UsageError(`the API key from ${source} ${what}; nothing was stored or sent`, { hint });
   if (key === "") throw new UsageError(`the API key from ${source} is empty`);
   const chars = [...key];
@@ -224,7 +224,10 @@ function parseBaseUrl(raw, options = {}) {
     !["https:", "http:"].includes(url.protocol) && `must start with https:// (got ${url.protocol}//)`,
     (url.username || url.password) && "must not contain credentials; the API key is sent as a Bearer token",
     (url.search || text.includes("?")) && 'must not contain a query string ("?...")',
-    (url.hash || text.includes("#")) && 'must not contain a fragment ("#...")'
+    (url.hash || text.includes("#")) && 'must not contain a fragment ("#...")',
+    url.port === "0" && "must not use port 0, which no service listens on; leave the port out for 443, or give the real one",
+    /%(?![\da-f]{2})/i.test(url.pathname) && 'has a "%" in its path that is not followed by two hex digits; write it as %25',
+    /[^.]{64}|^.{254}/.test(url.hostname) && "has a host name longer than DNS allows (63 characters a label, 253 in all)"
   ].find(Boolean);
   if (refused2) throw new UsageError(`base URL${source} ${refused2}`);
   const loopback = isLoopbackHost(url.hostname);

@@ -33,12 +33,13 @@ function describeKeyCharacter(char: string): string {
 export const MIN_KEY_LENGTH = 12;
 
 /**
- * Trims an API key and refuses one that is not printable ASCII without spaces (what an HTTP header can carry): a key with a curly quote or
- * a zero-width space cannot work, and undici refusing the header would surface as a misleading connection failure. A key shorter than
- * MIN_KEY_LENGTH is refused too. The message never shows the key.
+ * Trims an API key, unwraps it from what a paste brings (a .env line's `TRIGGER_API_KEY=`, `Bearer `, straight quotes: docs/choices.md),
+ * and refuses one that is not printable ASCII without spaces (what an HTTP header can carry): a key with a curly quote or a zero-width
+ * space cannot work, and undici refusing the header would surface as a misleading connection failure. A key shorter than MIN_KEY_LENGTH
+ * is refused too. The message never shows the key.
  */
 export function normalizeApiKey(raw: string, source: string): string {
-  const key = raw.trim();
+  const key = raw.trim().replace(/^(?:(?:export\s+)?TRIGGER_API_KEY=|Bearer\s+)?(["']?)(.*)\1$/, '$2');
   const refuse = (what: string, hint: string) => new UsageError(`the API key from ${source} ${what}; nothing was stored or sent`, { hint });
   if (key === '') throw new UsageError(`the API key from ${source} is empty`);
   const chars = [...key];
@@ -81,6 +82,9 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
     (url.username || url.password) && 'must not contain credentials; the API key is sent as a Bearer token',
     (url.search || text.includes('?')) && 'must not contain a query string ("?...")',
     (url.hash || text.includes('#')) && 'must not contain a fragment ("#...")',
+    url.port === '0' && 'must not use port 0, which no service listens on; leave the port out for 443, or give the real one',
+    /%(?![\da-f]{2})/i.test(url.pathname) && 'has a "%" in its path that is not followed by two hex digits; write it as %25',
+    /[^.]{64}|^.{254}/.test(url.hostname) && 'has a host name longer than DNS allows (63 characters a label, 253 in all)',
   ].find(Boolean);
   if (refused) throw new UsageError(`base URL${source} ${refused}`);
   const loopback = isLoopbackHost(url.hostname);

@@ -19,6 +19,10 @@ describe('parseBaseUrl', () => {
     expect(url.prefix).toBe(prefix);
   });
 
+  it.each(['https://h/a%20b', `https://${'x'.repeat(63)}.com`])('accepts %s', (raw) => {
+    expect(parseBaseUrl(raw).href).toBe(raw);
+  });
+
   it.each([
     ['api.example.com', /not an absolute URL/],
     ['ftp://host', /must start with https/],
@@ -29,6 +33,11 @@ describe('parseBaseUrl', () => {
     ['http://example.com', /plain http.*--allow-http/],
     ['http://10.0.0.5', /plain http/],
     ['http://localhost.evil.com', /plain http/],
+    // audit25 #11: a URL no service can be at.
+    ['https://api.example.com:0', /must not use port 0/],
+    ['https://api.example.com/%zz', /"%" in its path that is not followed by two hex digits/],
+    [`https://${'x'.repeat(64)}.com`, /host name longer than DNS allows/],
+    [`https://${'abcdefghi.'.repeat(26)}com`, /host name longer than DNS allows/],
   ])('refuses %s', (raw, message) => {
     expect(() => parseBaseUrl(raw)).toThrow(UsageError);
     expect(() => parseBaseUrl(raw)).toThrow(message);
@@ -63,6 +72,22 @@ describe('normalizeApiKey', () => {
 
   it.each(['', '   ', 'key 123', 'key\t123', 'key\u0000x', 'key\u007fx', 'a\nb'])('refuses %j', (raw) => {
     expect(() => normalizeApiKey(raw, 'stdin')).toThrow(UsageError);
+  });
+
+  // audit25 #11: what a paste wraps a key in is not stored with it (the mask ••••1234 hid a `TRIGGER_API_KEY=` prefix).
+  it.each([
+    'TRIGGER_API_KEY=sk_live_abc123456',
+    'export TRIGGER_API_KEY="sk_live_abc123456"',
+    '"sk_live_abc123456"',
+    "'sk_live_abc123456'",
+    'Bearer sk_live_abc123456',
+  ])('takes %j as the key inside it', (raw) => {
+    expect(normalizeApiKey(`${raw}\n`, 'stdin')).toBe('sk_live_abc123456');
+  });
+
+  it('keeps a key that only looks wrapped on one side', () => {
+    expect(normalizeApiKey('"sk_live_abc123456', 'stdin')).toBe('"sk_live_abc123456');
+    expect(normalizeApiKey('sk_live_abc=123456', 'stdin')).toBe('sk_live_abc=123456');
   });
 
   it('does not repeat the key in the error', () => {
