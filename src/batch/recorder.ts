@@ -59,8 +59,7 @@ export class BatchRecorder implements OutcomeSink {
     // Any write error, not only a closed pipe (EPIPE): a full disk or an I/O error under `> file`
     // also means the results can no longer be given, so the batch stops and keeps its rows.
     this.#stdout.on('error', this.#onStdoutError);
-    // An outcome that cannot be journaled would show up on --resume as in flight: stop sending now.
-    const journal = options.journal;
+    const journal = options.journal; // an outcome that cannot be journaled would show up on --resume as in flight: stop sending now
     if (journal) journal.onError = (error) => this.stopWith({ kind: 'journal', path: journal.path, error });
   }
 

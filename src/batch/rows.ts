@@ -117,8 +117,7 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
     triggerId,
     userId: fields.userId,
     value: fields.value || undefined,
-    // Every row has every member from the start: one object shape for V8, however the row turns out.
-    event: undefined,
+    event: undefined, // every row has every member from the start: one object shape for V8, however the row turns out
     invalid: undefined,
     unknownBefore: (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) || undefined,
   };

@@ -231,8 +231,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
-    // Once the body has been read (and is being decoded), the dropped connection is our own doing.
-    if (this.#bodyEnded) return;
+    if (this.#bodyEnded) return; // once the body has been read (and is being decoded), the dropped connection is our own doing
     // A refusal (4xx, 503) cut short is still what its status says: not recorded (a 503 was "outcome unknown", not sent again: review24).
     if (!((this.#status >= 400 && this.#status < 500) || this.#status === 503)) return this.#failed(error);
     this.#closed = this.#bodyEnded = true; // what came of its body is its answer, said to be cut short (review24b)

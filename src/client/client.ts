@@ -147,8 +147,7 @@ export class TriggerClient {
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       keepAliveTimeout: 4_000,
-      // Node's default (what undici would read from node:http, which is then not loaded at all).
-      maxHeaderSize: 16 * 1024,
+      maxHeaderSize: 16 * 1024, // Node's default (what undici would read from node:http, which is then not loaded at all)
     };
     ({ dispatcher: this.#dispatcher, proxy: this.#proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env));
   }

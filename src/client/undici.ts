@@ -88,8 +88,7 @@ export async function openDispatcher(origin: string, options: Pool.Options, env:
     ...options,
     uri: url.href,
     proxyTunnel: false,
-    // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
-    requestTls: VERIFIED,
+    requestTls: VERIFIED, // the service's TLS inside a CONNECT tunnel, and an https:// proxy's own
     proxyTls: VERIFIED,
     factory: (to, more) => poolOf(undici.Pool, undici.buildConnector, String(to), { ...options, ...(more as Pool.Options) }),
     // And the pool to the proxy itself (an https:// proxy's handshake: see skipUnaskedContinue).
