@@ -94,10 +94,10 @@ export class BatchRecorder implements OutcomeSink {
   }
 
   starting(row: Row): boolean {
+    if (!this.#o.journal) return true; // without one nothing needs the rows in flight: no Set add and delete a row
     const at = row.at ?? row.line;
     this.#sent.add(at);
-    // A journal that cannot be written has stopped the batch through its onError.
-    return this.#o.journal?.starting(at) ?? true;
+    return this.#o.journal.starting(at); // one that cannot be written has stopped the batch through its onError
   }
 
   outcome(row: Row, outcome: Outcome): void | Promise<void> {
@@ -108,7 +108,7 @@ export class BatchRecorder implements OutcomeSink {
     const at = row.at ?? row.line;
     // After damage the failed file, not --resume, carries the batch on: its unsent rows are journaled as kept there.
     const kind = outcome.kind === 'unsent' && this.stopReason?.kind === 'damaged' ? 'failed' : outcome.kind;
-    if (this.#sent.delete(at) || kind !== outcome.kind) this.#o.journal?.settled(at, kind, kept);
+    if (this.#o.journal && (this.#sent.delete(at) || kind !== outcome.kind)) this.#o.journal.settled(at, kind, kept);
     this.#breaker(outcome);
 
     const drained = this.#o.json && this.#o.io.stdoutError === undefined ? this.#writeJson(row, outcome) : undefined;
