@@ -28,7 +28,7 @@ export interface BadLine {
 }
 
 /** The lines read from one slice: texts in order (each without its "\n"; a "\r" before it stays). */
-interface LineChunk {
+export interface LineChunk {
   first: number; // The number of items[0] (1-based).
   items: Array<string | BadLine>;
 }

@@ -8,7 +8,7 @@ import type { RowCheck } from '../catalog/resolve.js';
 import { UsageError } from '../errors.js';
 import { excerpt } from '../output/excerpt.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
-import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine, type Stopped } from './lines.js';
+import { MAX_LINE_BYTES, readLines, withoutCr, type BadLine, type LineChunk, type Stopped } from './lines.js';
 
 /** A file that cannot be read on midway (a .gz cut short, a Parquet page): the batch stops there, as on a signal (input.ts). */
 export class Damaged extends UsageError {}
@@ -243,8 +243,9 @@ interface OpenRecord {
  * field are text (`5" screen`), and so is whatever follows a closing quote up to the next separator (`"x"y` is `x"y`).
  */
 class CsvRecords {
-  /** Lines waiting to be read, the next one last. */
+  /** Lines to read again (an open record's, given up), the next one last: read before the rest of the slice. */
   readonly pending: Item[] = [];
+  slice: LineChunk & { at: number } = { first: 1, items: [], at: 0 }; // The lines from lines.ts, read from `at` (no Item a line).
   #open: OpenRecord | undefined;
 
   constructor(
@@ -254,28 +255,31 @@ class CsvRecords {
 
   /** Reads the next waiting line (at the end, gives up a record still open); false when none waits. */
   read(out: Row[], atEnd: boolean): boolean {
-    const next = this.pending.pop();
-    if (!next) {
+    const again = this.pending.pop();
+    const { first, items, at } = this.slice;
+    const line = again ? again.line : first + at;
+    const item = again ? again.item : at < items.length ? items[this.slice.at++] : undefined;
+    if (item === undefined) {
       if (atEnd && this.#open) this.#giveUp('a quoted field opens on this line and never closes', out);
       return this.pending.length > 0;
     }
-    if (typeof next.item !== 'string') {
-      if (!this.#open) out.push(invalidRow(next.line, { format: 'csv', raw: withoutCr(next.item.raw) }, next.item.reason));
+    if (typeof item !== 'string') {
+      if (!this.#open) out.push(invalidRow(line, { format: 'csv', raw: withoutCr(item.raw) }, item.reason));
       else {
-        this.pending.push(next); // read again once the open record is given up
+        this.pending.push({ line, item }); // read again once the open record is given up
         this.#giveUp('a quoted field opens on this line and never closes', out);
       }
       return true;
     }
-    const record = this.#open ?? { line: next.line, items: [], size: 0, fields: [], field: '' };
-    if (this.#parse(record, next.item, this.#open !== undefined)) {
+    const record = this.#open ?? { line, items: [], size: 0, fields: [], field: '' };
+    if (this.#parse(record, item, this.#open !== undefined)) {
       this.#open = undefined;
       this.toRow(record.fields, record.line, out);
       return true;
     }
     this.#open = record;
-    record.items.push(next);
-    record.size += next.item.length + 1;
+    record.items.push({ line, item });
+    record.size += item.length + 1;
     if (record.size > MAX_LINE_BYTES) this.#giveUp('a quoted field opens on this line and does not close within 1 MiB', out);
     return true;
   }
@@ -367,7 +371,7 @@ function readCsv(stream: Readable, options: ReadOptions, format: Format): RowSou
 
   async function* rows(): AsyncGenerator<Row[]> {
     for await (const { first, items } of readLines(stream, options.stopped, options.name)) {
-      for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i]! }); // the next one last
+      csv.slice = { first, items, at: 0 };
       yield* take(false);
     }
     yield* take(true);
