@@ -32414,8 +32414,8 @@ async function openDispatcher(origin, options, env2 = process.env) {
     ...options,
     uri: url.href,
     proxyTunnel: false,
-    // The service's TLS inside a CONNECT tunnel, and an https:// proxy's own.
     requestTls: VERIFIED,
+    // the service's TLS inside a CONNECT tunnel, and an https:// proxy's own
     proxyTls: VERIFIED,
     factory: (to, more) => poolOf(undici.Pool, undici.buildConnector, String(to), { ...options, ...more }),
     // And the pool to the proxy itself (an https:// proxy's handshake: see skipUnaskedContinue).
@@ -32520,8 +32520,8 @@ var init_client = __esm({
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
           keepAliveTimeout: 4e3,
-          // Node's default (what undici would read from node:http, which is then not loaded at all).
           maxHeaderSize: 16 * 1024
+          // Node's default (what undici would read from node:http, which is then not loaded at all)
         };
         ({ dispatcher: this.#dispatcher, proxy: this.#proxy } = await openDispatcher(this.baseUrl.origin, pool, this.#options.env));
       }
@@ -37376,8 +37376,8 @@ function makeRow(line2, record, fields, options) {
     triggerId,
     userId: fields.userId,
     value: fields.value || void 0,
-    // Every row has every member from the start: one object shape for V8, however the row turns out.
     event: void 0,
+    // every row has every member from the start: one object shape for V8, however the row turns out
     invalid: void 0,
     unknownBefore: typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error) || void 0
   };
@@ -37473,7 +37473,7 @@ function readCsv(stream, options, format2) {
   }
   async function* rows2() {
     for await (const { first, items } of readLines(stream, options.stopped, options.name)) {
-      for (let i = items.length - 1; i >= 0; i--) csv.pending.push({ line: first + i, item: items[i] });
+      csv.slice = { first, items, at: 0 };
       yield* take3(false);
     }
     yield* take3(true);
@@ -37605,33 +37605,38 @@ var init_rows = __esm({
       }
       separator;
       toRow;
-      /** Lines waiting to be read, the next one last. */
+      /** Lines to read again (an open record's, given up), the next one last: read before the rest of the slice. */
       pending = [];
+      slice = { first: 1, items: [], at: 0 };
+      // The lines from lines.ts, read from `at` (no Item a line).
       #open;
       /** Reads the next waiting line (at the end, gives up a record still open); false when none waits. */
       read(out, atEnd) {
-        const next = this.pending.pop();
-        if (!next) {
+        const again = this.pending.pop();
+        const { first, items, at } = this.slice;
+        const line2 = again ? again.line : first + at;
+        const item = again ? again.item : at < items.length ? items[this.slice.at++] : void 0;
+        if (item === void 0) {
           if (atEnd && this.#open) this.#giveUp("a quoted field opens on this line and never closes", out);
           return this.pending.length > 0;
         }
-        if (typeof next.item !== "string") {
-          if (!this.#open) out.push(invalidRow(next.line, { format: "csv", raw: withoutCr(next.item.raw) }, next.item.reason));
+        if (typeof item !== "string") {
+          if (!this.#open) out.push(invalidRow(line2, { format: "csv", raw: withoutCr(item.raw) }, item.reason));
           else {
-            this.pending.push(next);
+            this.pending.push({ line: line2, item });
             this.#giveUp("a quoted field opens on this line and never closes", out);
           }
           return true;
         }
-        const record = this.#open ?? { line: next.line, items: [], size: 0, fields: [], field: "" };
-        if (this.#parse(record, next.item, this.#open !== void 0)) {
+        const record = this.#open ?? { line: line2, items: [], size: 0, fields: [], field: "" };
+        if (this.#parse(record, item, this.#open !== void 0)) {
           this.#open = void 0;
           this.toRow(record.fields, record.line, out);
           return true;
         }
         this.#open = record;
-        record.items.push(next);
-        record.size += next.item.length + 1;
+        record.items.push({ line: line2, item });
+        record.size += item.length + 1;
         if (record.size > MAX_LINE_BYTES) this.#giveUp("a quoted field opens on this line and does not close within 1 MiB", out);
         return true;
       }
@@ -43200,9 +43205,10 @@ var init_recorder = __esm({
         return void 0;
       }
       starting(row) {
+        if (!this.#o.journal) return true;
         const at = row.at ?? row.line;
         this.#sent.add(at);
-        return this.#o.journal?.starting(at) ?? true;
+        return this.#o.journal.starting(at);
       }
       outcome(row, outcome) {
         this.counts.rows++;
@@ -43211,7 +43217,7 @@ var init_recorder = __esm({
         const kept = reason2 === void 0 ? void 0 : this.#o.io.redact(reason2);
         const at = row.at ?? row.line;
         const kind = outcome.kind === "unsent" && this.stopReason?.kind === "damaged" ? "failed" : outcome.kind;
-        if (this.#sent.delete(at) || kind !== outcome.kind) this.#o.journal?.settled(at, kind, kept);
+        if (this.#o.journal && (this.#sent.delete(at) || kind !== outcome.kind)) this.#o.journal.settled(at, kind, kept);
         this.#breaker(outcome);
         const drained = this.#o.json && this.#o.io.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
         if (reason2 === void 0) return drained;
