@@ -43052,7 +43052,8 @@ async function openWritten(input2, header, options, catalog, folder, warn, finge
   const open = (file, lazy) => new FailedFile(file, input2.format, header, { lazy, normalized: input2.normalized });
   const hint = "wait for that batch to finish (or stop it), then run the command again: two runs on one journal would send the same rows twice";
   try {
-    if (options.journal && !dryRun) written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
+    if (options.journal && (!dryRun || import_node_fs12.default.existsSync(options.journal)))
+      written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     const file = options.failed;
     if (file) {
       if (import_node_fs12.default.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
