@@ -251,7 +251,7 @@ _trigger() {
       *)
         line=\${line%%$'\\t'*} line=\${line:skip}
         if [[ $quote == "'" ]]; then line=\${line//\\'/\\'\\\\\\'\\'}
-        elif [[ $quote ]]; then line=\${line//\\\\/\\\\\\\\} line=\${line//\\$/\\\\\\$} line=\${line//\\\`/\\\\\\\`} line=\${line//\\"/\\\\\\"}
+        elif [[ $quote ]]; then line=\${line//\\\\/\\\\\\\\} line=\${line//\\$/\\\\\\$} line=\${line//\\\`/\\\\\\\`} line=\${line//\\"/\\\\\\"} line=\${line//!/\\"\\\\!\\"}
         elif [[ $line ]]; then printf -v line %q "$line"
         fi
         COMPREPLY+=("$line")
