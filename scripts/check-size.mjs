@@ -95,10 +95,11 @@
 // a pasted key unwrapped (TRIGGER_API_KEY=, Bearer, quotes), a base URL with port 0, a bad % or a host too long refused (audit25 #11, +4).
 // perf25: five comments trail their line (-5); a CSV slice's lines read from an index, not an object a line (+4).
 // The lead: a dry run takes the lock of a journal it reads, refused beside the batch that holds it (review25, +2).
+// The lead: a small input file is hashed for --journal at once, not through a stream each (a folder of 5,000 parts 6x slower; review25, +6).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 12_062;
+const BUDGET = 12_069;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -42632,6 +42632,12 @@ function fingerprint(file) {
   return { path: import_node_path12.default.resolve(file), size, sha256: hash.digest("hex") };
 }
 async function fingerprintOf(file, signal, onRead) {
+  if ((import_node_fs11.default.statSync(file, { throwIfNoEntry: false })?.size ?? Infinity) <= 1024 * 1024) {
+    await new Promise((resolve2) => setImmediate(resolve2));
+    signal.throwIfAborted();
+    const small = fingerprint(file);
+    return onRead(small.size), small;
+  }
   const [hash, stream] = [(0, import_node_crypto.createHash)("sha256"), import_node_fs11.default.createReadStream(file, { highWaterMark: 1024 * 1024, signal })];
   for await (const chunk of stream) {
     hash.update(chunk);

@@ -49,6 +49,13 @@ export function fingerprint(file: string): InputFingerprint {
 
 /** The same, a piece a turn: a stop signal is heard while a big export is read (`signal` ends it), and `onRead` is told each piece. */
 export async function fingerprintOf(file: string, signal: AbortSignal, onRead: (bytes: number) => void): Promise<InputFingerprint> {
+  // A small file at once (a stream each made a folder of 5,000 small parts 6x slower: review25), a signal heard between files.
+  if ((fs.statSync(file, { throwIfNoEntry: false })?.size ?? Infinity) <= 1024 * 1024) {
+    await new Promise((resolve) => setImmediate(resolve));
+    signal.throwIfAborted();
+    const small = fingerprint(file);
+    return (onRead(small.size), small);
+  }
   const [hash, stream] = [createHash('sha256'), fs.createReadStream(file, { highWaterMark: 1024 * 1024, signal })];
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     hash.update(chunk);
