@@ -6,22 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type http from 'node:http';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { BIN, TEST_KEY, run, sandbox, type Sandbox } from '../helpers/cli.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { expect, it } from 'vitest';
+import { BIN, run, type Sandbox } from '../helpers/cli.js';
+import { json, type TestServer, useServer } from '../helpers/server.js';
 import { spawn } from 'node:child_process';
 
 let box: Sandbox;
 let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-  box = sandbox({ TRIGGER_API_KEY: TEST_KEY });
-  box.env.TRIGGER_BASE_URL = server.url;
-});
-afterEach(async () => {
-  await server.close();
-  box.cleanup();
-});
+useServer((s, b) => ([server, box] = [s, b]));
 
 it('--resume --dry-run beside the batch that holds the journal says so, and calls no row of it unknown', async () => {
   const held: http.ServerResponse[] = [];

@@ -6,21 +6,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, TEST_KEY, sandbox, type Sandbox } from '../helpers/cli.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, type Sandbox } from '../helpers/cli.js';
+import { type TestServer, useServer } from '../helpers/server.js';
 
 let box: Sandbox;
 let server: TestServer;
-beforeEach(async () => {
-  server = await startServer();
-  box = sandbox({ TRIGGER_API_KEY: TEST_KEY });
-  box.env.TRIGGER_BASE_URL = server.url;
-});
-afterEach(async () => {
-  await server.close();
-  box.cleanup();
-});
+useServer((s, b) => ([server, box] = [s, b]));
 
 /** The built binary with stderr on /dev/full, or on a pipe whose reader goes away after its first line (`2>&1 | head -1`). */
 async function runWithLostStderr(args: string[], to: 'full' | 'head', env = box.env): Promise<number | null> {
