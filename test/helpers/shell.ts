@@ -134,6 +134,7 @@ export class ShellSession {
           `source ${BASH_COMPLETION}`,
           'source <(trigger completion bash)',
           "PS1='$ '",
+          'unset HISTFILE', // a line entered (Enter) would be written to ~/.bash_history as kill-server ends it, into a sandbox being removed
           "bind 'set show-all-if-ambiguous on'",
           "bind 'set completion-query-items 0'",
           "bind 'set page-completions off'",
