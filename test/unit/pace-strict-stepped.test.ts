@@ -7,8 +7,8 @@
  * must not do there. Simulated clock.
  */
 import { describe, expect, it } from 'vitest';
-import { Answer } from '../../src/batch/pace.js';
-import { perSecondFrom, simulateSenders, strictGrowing, type Service } from './pace-sim.js';
+import { perSecondFrom, simulateSenders, strictGrowing } from './pace-sim.js';
+import { otherTimeOuts } from './pace-shared-app.js';
 
 /**
  * review15a F6: two separate batches (`shared: false`: two people, two jobs) on one strict limit whose path steps up. Both fall
@@ -39,7 +39,7 @@ describe("another client's queue that steps up is not a path", () => {
     for (const seed of [42, 1, 2, 3, 4, 5])
       expect({
         seed,
-        otherTimeOuts: otherTimeOuts(seed, { workers: 4, timeOutMs: 120, inFlight: 30, apartMs: 0, limitMs: 60_000 }) <= 10,
+        otherTimeOuts: otherTimeOuts(seed, strict100(), { workers: 4, timeOutMs: 120, inFlight: 30, apartMs: 0, limitMs: 60_000 }) <= 10,
       }).toEqual({
         seed,
         otherTimeOuts: true,
@@ -59,7 +59,8 @@ describe("another client's queue that grows by under a millisecond with each of 
     for (const seed of [42, 1, 2, 3, 4, 5])
       expect({
         seed,
-        otherTimeOuts: otherTimeOuts(seed, { workers: 30, timeOutMs: 100, inFlight: 240, apartMs: 0.37, limitMs: 90_000 }) <= 10,
+        otherTimeOuts:
+          otherTimeOuts(seed, strict100(), { workers: 30, timeOutMs: 100, inFlight: 240, apartMs: 0.37, limitMs: 90_000 }) <= 10,
       }).toEqual({
         seed,
         otherTimeOuts: true,
@@ -67,46 +68,12 @@ describe("another client's queue that grows by under a millisecond with each of 
   });
 });
 
-/**
- * One sender on a strict 100/s in front of an app of `workers` x 20 ms (FIFO, a queue time-out answered 503), another client
- * keeping `inFlight` requests from 25 s on (`apartMs` apart at first; each sent again 50 ms after its answer, 25 ms each way):
- * how many of the other client's requests time out from 30 s on.
- */
-function otherTimeOuts(
-  seed: number,
-  {
-    workers,
-    timeOutMs,
-    inFlight,
-    apartMs,
-    limitMs,
-  }: { workers: number; timeOutMs: number; inFlight: number; apartMs: number; limitMs: number },
-): number {
-  const free = new Array<number>(workers).fill(0);
-  let [last, timeOuts] = [-Infinity, 0];
-  const others = Array.from({ length: inFlight }, (_, i) => 25_000 + i * apartMs);
-  const serve = (arrival: number, ours: boolean): { done: number; timedOut: boolean } => {
-    const w = free.indexOf(Math.min(...free));
-    const start = Math.max(arrival, free[w]!);
-    if (start - arrival > timeOutMs) {
-      if (!ours && arrival >= 30_000) timeOuts++;
-      return { done: arrival + timeOutMs, timedOut: true };
-    }
-    free[w] = start + 20;
-    return { done: free[w]!, timedOut: false };
-  };
-  const service: Service = (t) => {
-    const arrival = t + 25;
-    for (;;) {
-      const i = others.indexOf(Math.min(...others));
-      if (others[i]! > arrival) break;
-      others[i] = serve(others[i]!, false).done + 50;
-    }
-    if (Math.floor(arrival) - Math.floor(last) < 10) return { at: arrival + 25, answer: Answer.PushedBack };
+/** A strict 100/s as before: an arrival within 10 whole ms of the last one let in is refused. */
+function strict100(): (arrival: number) => boolean {
+  let last = -Infinity;
+  return (arrival) => {
+    if (Math.floor(arrival) - Math.floor(last) < 10) return true;
     last = arrival;
-    const { done, timedOut } = serve(arrival, true);
-    return { at: done + 25, answer: timedOut ? Answer.PushedBack : Answer.Accepted };
+    return false;
   };
-  simulateSenders(service, [{ rows: 1_000_000 }], { loaded: seed !== 42, seed, limitMs });
-  return timeOuts;
 }
