@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { tryOr } from './try-or.js';
 
 interface AtomicWriteOptions {
   mode?: number; // The mode of a new file; a file that exists keeps its own unless `forceMode`.
@@ -21,13 +22,8 @@ interface AtomicWriteOptions {
  * after removing the temporary file; the caller says it in words (errno.ts).
  */
 export function writeFileAtomic(target: string, text: string | Uint8Array, options: AtomicWriteOptions = {}): void {
-  // Through a symbolic link to the file it names: renaming over the link would replace it with a copy.
-  let file = target;
-  try {
-    if (options.follow !== false) file = fs.realpathSync(target);
-  } catch {
-    // a new file
-  }
+  // Through a symbolic link to the file it names: renaming over the link would replace it with a copy (a new file: none to follow).
+  const file = options.follow === false ? target : (tryOr(() => fs.realpathSync(target)) ?? target);
   const stat = options.forceMode ? undefined : fs.lstatSync(file, { throwIfNoEntry: false });
   const mode = stat && !stat.isSymbolicLink() ? stat.mode & 0o777 : (options.mode ?? 0o644);
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);

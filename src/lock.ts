@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { errnoWords } from './errno.js';
 import { ConfigError, UsageError, type TriggerError } from './errors.js';
+import { tryOr } from './try-or.js';
 
 /** A process as a lock records it. */
 interface Holder {
@@ -23,26 +24,17 @@ interface Holder {
 
 /** Linux: a process's state and start time from /proc (undefined elsewhere, or when hidden). */
 function procStat(pid: number): { state: string; start: string } | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields 3 (state) and 22 (starttime); the command name before them may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0]!, start: fields[19]! };
-  } catch {
-    return undefined;
-  }
+  const stat = tryOr(() => fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  // Fields 3 (state) and 22 (starttime); the command name before them may hold spaces.
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields && { state: fields[0]!, start: fields[19]! };
 }
 
 let self: Holder | undefined;
 
 function thisProcess(): Holder {
   if (self) return self;
-  let pidns: string | undefined;
-  try {
-    pidns = fs.readlinkSync('/proc/self/ns/pid');
-  } catch {
-    // not Linux
-  }
+  const pidns = tryOr(() => fs.readlinkSync('/proc/self/ns/pid')); // undefined: not Linux
   return (self = { pid: process.pid, host: os.hostname(), start: procStat(process.pid)?.start, pidns });
 }
 
@@ -98,12 +90,7 @@ function look(lock: string, rules: Rules): Look {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'free' };
     return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error, 'reading')})`);
   }
-  let holder: Partial<Holder> | null = null;
-  try {
-    holder = JSON.parse(text) as Partial<Holder> | null;
-  } catch {
-    // not a lock of ours: it names no holder
-  }
+  const holder = tryOr(() => JSON.parse(text) as Partial<Holder> | null); // not JSON: not a lock of ours, it names no holder
   if (!(typeof holder?.host === 'string' && Number.isSafeInteger(holder.pid) && holder.pid! > 0)) {
     const left = 'does not say which process holds it';
     if (rules.unnamed === 'stale') return { state: 'dead', text, left };
@@ -303,12 +290,7 @@ export class FileLock {
   ) {}
 
   static pathFor(file: string): string {
-    let real = file;
-    try {
-      real = throughLinks(file);
-    } catch {
-      // a folder that is not there: taking the lock says so
-    }
+    const real = tryOr(() => throughLinks(file)) ?? file; // a folder that is not there: taking the lock says so
     return path.join(path.dirname(real), `.${path.basename(real)}.lock`);
   }
 

@@ -15,6 +15,7 @@ import { valueTextIn } from '../client/request.js';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 import { monotonicMs } from '../clock.js';
+import { tryOr } from '../try-or.js';
 
 export interface EmulatorOptions {
   /** Default 8787; 0 picks a free port. */
@@ -107,12 +108,8 @@ export function sameKey(token: string, digest: Buffer): boolean {
 
 /** Checks a request body; returns the value (if any) or the 400 message. */
 export function checkBody(body: string): { value?: number; valueText?: string } | { error: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return { error: 'the body is not valid JSON' };
-  }
+  const parsed = tryOr(() => JSON.parse(body) as unknown); // undefined only when it is not JSON
+  if (parsed === undefined) return { error: 'the body is not valid JSON' };
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
   if (!('value' in parsed)) return {};
@@ -156,12 +153,8 @@ function screen(req: http.IncomingMessage, rules: Rules): Answer | { triggerId: 
   const ids = EVENT_PATH.exec((req.url ?? '').split('?', 1)[0]!);
   if (!ids?.[1] || !ids[2])
     return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-  let route: { triggerId: string; userId: string };
-  try {
-    route = { triggerId: decodeURIComponent(ids[1]), userId: decodeURIComponent(ids[2]) };
-  } catch {
-    return refused(400, 'the path is not valid percent-encoding');
-  }
+  const route = tryOr(() => ({ triggerId: decodeURIComponent(ids[1]!), userId: decodeURIComponent(ids[2]!) }));
+  if (!route) return refused(400, 'the path is not valid percent-encoding');
   if (req.method !== 'POST') return refused(405, `method ${req.method} is not allowed; use POST`, { allow: 'POST' });
   if (rules.failRate > 0 && rules.random() < rules.failRate) {
     const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { 'retry-after': '1' } : {};
