@@ -7,13 +7,11 @@ import type { AfterLine } from '../batch/input.js';
 import { parseShard, type Shard } from '../batch/shard.js';
 
 /** A number written plainly (as `pattern` takes it) from min to max; else it says what was `expected`. */
-function plainNumber(pattern: RegExp, min: number, max: number, expected: string): (text: string) => number {
-  return (text) => {
-    const n = Number(text);
-    if (!pattern.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
-    return n;
-  };
-}
+const plainNumber = (pattern: RegExp, min: number, max: number, expected: string) => (text: string) => {
+  const n = Number(text);
+  if (!pattern.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
+  return n;
+};
 
 export const wholeNumber = (min: number, max: number, expected = `a whole number from ${min} to ${max}`) =>
   plainNumber(/^\d+$/, min, max, expected);

@@ -87,15 +87,11 @@ export function storeTrouble(reason: string): string {
   return `the system keychain refused it (${reason})`;
 }
 
-function reason(error: unknown): string {
-  const text = (error as Error)?.message ?? String(error);
-  return text.split('\n')[0]!.replace(/^Platform failure: /, '');
-}
+const reason = (error: unknown) => ((error as Error)?.message ?? String(error)).split('\n')[0]!.replace(/^Platform failure: /, '');
 
 /** Runs one store call that may fail; returns undefined when it worked, else why not. */
-function tryStore(call: (entry: KeyringEntry, signal: AbortSignal) => Promise<unknown>, profile: string): Promise<string | undefined> {
-  return bounded(call, profile).then(() => undefined, reason);
-}
+const tryStore = (call: (entry: KeyringEntry, signal: AbortSignal) => Promise<unknown>, profile: string): Promise<string | undefined> =>
+  bounded(call, profile).then(() => undefined, reason);
 
 /** Stores the key; returns undefined when stored, else why the store could not take it. */
 export const storeKey = (profile: string, key: string) => tryStore((e, signal) => e.setPassword(key, signal), profile);

@@ -61,11 +61,8 @@ export function maskKey(key: string): string {
   return `••••${key.length > 8 ? key.slice(-4) : ''}`;
 }
 
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host === '::1') return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
+export const isLoopbackHost = (hostname: string): boolean =>
+  /^(localhost|::1|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(hostname.toLowerCase().replace(/^\[|\]$/g, ''));
 
 /**
  * Parses a base URL: absolute http(s), no credentials, query or fragment; a path prefix is kept and
