@@ -49,11 +49,8 @@ function eventLine(event: RecordedEvent, io: Output): string {
 
 function rejectionLine(entry: RequestEntry, io: Output): string {
   const c = io.errColors;
-  const label = entry.injected
-    ? c.warn(`${entry.status} injected`)
-    : entry.pushedBack
-      ? c.warn(`${entry.status} pushed back`)
-      : c.error(String(entry.status));
+  const why = entry.injected ? ' injected' : entry.pushedBack ? ' pushed back' : undefined;
+  const label = why ? c.warn(`${entry.status}${why}`) : c.error(String(entry.status));
   return `${c.dim(clock(new Date().toISOString()))} ${c.error('✖')} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim('—')} ${printable(entry.error ?? '')}`;
 }
 

@@ -320,11 +320,9 @@ async function listen(server: http.Server, host: string, port: number): Promise<
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     const noAddress = [`cannot listen on ${host}: no such local address`, 'use 127.0.0.1, ::1, or an address of this machine'];
+    const another = 'pick another with --port (0 takes any free port)';
     const [problem, hint] = {
-      EADDRINUSE: [
-        `port ${port} on ${host} is already in use`,
-        'stop what is using it, or pick another with --port (0 takes any free port)',
-      ],
+      EADDRINUSE: [`port ${port} on ${host} is already in use`, `stop what is using it, or ${another}`],
       EACCES: [`not allowed to listen on ${host}:${port}`, 'ports below 1024 need privileges; pick another with --port'],
       EADDRNOTAVAIL: noAddress,
       ENOTFOUND: noAddress,

@@ -191,8 +191,7 @@ function referenceAt(text: string, at: number): [code: number, length: number] |
   }
   const name = m[3].toLowerCase();
   const unit = NAMED.get(name);
-  if (unit === undefined || (!closed && !LOOSE.has(name))) return undefined;
-  return [unit, length];
+  return unit === undefined || (!closed && !LOOSE.has(name)) ? undefined : [unit, length];
 }
 
 /** Text with its character references decoded, as a browser shows it (an error page's words). */
