@@ -205,10 +205,8 @@ const lockText = (name?: string) => `${JSON.stringify({ ...thisProcess(), since:
 export const LOCK_WAIT_MS = 15_000;
 
 export interface LockOptions {
-  /** How long to wait for a held lock before giving up (default LOCK_WAIT_MS). */
-  waitMs?: number | undefined;
-  /** What to do when the lock cannot be written beside the file (default: the settings folder's hint). */
-  hint?: string;
+  waitMs?: number | undefined; // How long to wait for a held lock before giving up (default LOCK_WAIT_MS).
+  hint?: string; // What to do when the lock cannot be written beside the file (default: the settings folder's hint).
 }
 
 /** The wait a command's environment asks for: TRIGGER_LOCK_WAIT in seconds, else the default. */

@@ -13,10 +13,8 @@ import type { SettingsFlags } from '../settings/resolve.js';
 export interface Context {
   io: Output;
   env: NodeJS.ProcessEnv;
-  /** The working folder, where the trigger catalog is looked for (tests pass their own instead of chdir). */
-  cwd: string;
-  /** Standard input, for a `-` source (default: the process's). */
-  stdin?: Readable | undefined;
+  cwd: string; // The working folder, where the trigger catalog is looked for (tests pass their own instead of chdir).
+  stdin?: Readable | undefined; // Standard input, for a `-` source (default: the process's).
 }
 
 /** What a command that calls the service can exit with (fire; the batch has its own line). */

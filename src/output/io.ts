@@ -14,10 +14,8 @@ export type Streams = Record<'stdout' | 'stderr', TerminalStream>;
 export class Output {
   readonly #redactor = new Redactor();
   readonly #streams: Streams;
-  /** Colours for what goes to stdout, named by meaning (none when stdout is not a terminal, or NO_COLOR). */
-  outColors: Palette = PLAIN;
-  /** Colours for what goes to stderr. */
-  errColors: Palette = PLAIN;
+  outColors: Palette = PLAIN; // Colours for what goes to stdout, named by meaning (none when stdout is not a terminal, or NO_COLOR).
+  errColors: Palette = PLAIN; // Colours for what goes to stderr.
   /**
    * Why stdout could not be written, once it could not: a reader that went away (EPIPE), a full disk,
    * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
