@@ -97,11 +97,6 @@ class Secret {
   readonly mask: string;
   readonly short: boolean;
   /**
-   * Whether the key holds `&`: text is then also read with its character references left as they
-   * are, since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
-   */
-  readonly ampersand: boolean;
-  /**
    * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and percent-encoded where that changes it (a
    * key holding `"`, `\` or `%` is looked for so in the text as it is, since decoding changes the key too); its bytes in hex, also with the
    * bytes apart (`73:6b:5f`, `73-6b 5f`: any of the three between each two); and, for a key long enough, its base64.
@@ -114,7 +109,6 @@ class Secret {
   constructor(readonly key: string) {
     this.mask = maskKey(key);
     this.short = key.length < SHORT_KEY;
-    this.ampersand = key.includes('&');
     const lower = asciiLower(key);
     const hex = Buffer.from(key, 'latin1').toString('hex');
     const literal = new Set([JSON.stringify(lower).slice(1, -1), asciiLower(encodeURIComponent(key))]);
@@ -263,11 +257,12 @@ function decode(text: string, references: boolean): View[] {
 
 /**
  * The views the key is looked for in: the text as it is, and when it holds escapes, each decoding pass (a key holding `%`, `\` or `&`
- * itself is changed by a pass, so each pass is searched); for a key holding `&`, also passes that leave character references as they are.
+ * itself is changed by a pass, so each pass is searched); for a key holding `&`, also passes that leave character references as they are,
+ * since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
  */
 function views(text: string, secret: Secret): View[] {
   const decoded = decode(text, true);
-  if (secret.ampersand && text.includes('&')) decoded.push(...decode(text, false));
+  if (secret.key.includes('&') && text.includes('&')) decoded.push(...decode(text, false));
   return [{ text, lower: asciiLower(text), at: undefined }, ...decoded];
 }
 
