@@ -272,7 +272,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         res.writeHead(entry.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
         res.end(text);
       }
-      tally(stats, entry);
+      stats.requests++;
+      stats[entry.event ? 'recorded' : entry.injected ? 'injected' : entry.pushedBack ? 'pushedBack' : 'rejected']++;
       options.onRequest?.({ method: req.method ?? '', url: req.url ?? '', ...entry });
     };
     if (latencyMs > 0) setTimeout(send, latencyMs);
@@ -297,14 +298,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
   const bound = (server.address() as AddressInfo).port;
   return { url: reachableUrl(host, bound), host, port: bound, key, keyGenerated, events, stats, close };
-}
-
-function tally(stats: Emulator['stats'], entry: Answer): void {
-  stats.requests++;
-  if (entry.event) stats.recorded++;
-  else if (entry.injected) stats.injected++;
-  else if (entry.pushedBack) stats.pushedBack++;
-  else stats.rejected++;
 }
 
 /** Listening on every address: clients on this machine reach it on loopback (which needs no --allow-http). */
