@@ -192,11 +192,8 @@ function take(lock: string, text: string, rules: Rules, cannot: (error: unknown)
 /** Gives up a lock, only if it is still ours: never one that another process holds now. */
 function release(lock: string, text: string): void {
   held.delete(lock);
-  try {
-    if (fs.readFileSync(lock, 'utf8') === text) fs.unlinkSync(lock);
-  } catch {
-    // already gone, or cannot be removed: the next taker finds its holder gone
-  }
+  // Already gone, or cannot be removed: the next taker finds its holder gone.
+  if (tryOr(() => fs.readFileSync(lock, 'utf8') === text)) tryOr(() => fs.unlinkSync(lock));
 }
 
 const lockText = (name?: string) => `${JSON.stringify({ ...thisProcess(), since: new Date().toISOString(), name })}\n`;
