@@ -127,27 +127,21 @@ Examples:
   $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
   $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`;
 
+const KEY_HELP = 'API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not';
+
 export function command(program: Command, ctx: Context): Command {
   return program
     .command('emulator')
     .description('run a local stand-in for the service, for trying trigger and testing scripts offline')
     .option('--port <n>', 'port to listen on (0: any free port)', parse.wholeNumber(0, 65_535), DEFAULT_PORT)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option(
-      '--key <key>',
-      'API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not',
-    )
+    .option('--key <key>', KEY_HELP)
     .option('--trigger <id...>', 'known trigger ids; any other answers 404')
     .option('--catalog <file>', 'without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)')
     .option('--no-catalog', 'without --trigger: accept any trigger, even beside a catalog')
     .option('--log <file>', 'append each recorded event to this file as NDJSON')
     .option('--fail-rate <0..1>', 'share of requests to fail on purpose', parse.fraction)
-    .option(
-      '--fail-status <code>',
-      'status of those failures (429 and 503 add Retry-After: 1)',
-      parse.wholeNumber(400, 599),
-      DEFAULT_FAIL_STATUS,
-    )
+    .option('--fail-status <code>', 'status of those failures (429 and 503 add Retry-After: 1)', parse.errorStatus, DEFAULT_FAIL_STATUS)
     .option('--latency <ms>', 'delay every answer by this many milliseconds', parse.wholeNumber(0, 600_000))
     .option('--capacity <n>', 'take at most n requests per second; answer 429 with Retry-After beyond', parse.rate)
     .option('--max-in-flight <n>', 'work on at most n requests at once; answer 503 with Retry-After beyond', parse.wholeNumber(1, 1e6))

@@ -22,6 +22,7 @@ export const seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86_400, 'a number 
 export const rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1_000_000, 'a number of requests per second over 0 and up to 1000000, e.g. 50');
 export const fraction = plainNumber(DECIMAL, 0, 1, 'a share from 0 to 1, e.g. 0.25');
 export const retries = wholeNumber(0, 100);
+export const errorStatus = wholeNumber(400, 599);
 export const line = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a line number, e.g. 1000');
 /** --after-line <n>, or <n>:<check> as a stopped batch prints it (a check of the rows up to n: input.ts). */
 export function afterLine(text: string): AfterLine {

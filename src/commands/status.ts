@@ -87,9 +87,8 @@ Examples:
 Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (the fix is printed).`;
 
 export function command(program: Command, ctx: Context): Command {
-  return addSettingsOptions(
-    program.command('status').description('show the settings a command would use now, and where each came from (sends nothing)'),
-  )
+  const about = 'show the settings a command would use now, and where each came from (sends nothing)';
+  return addSettingsOptions(program.command('status').description(about))
     .option('--json', 'print one JSON object')
     .addHelpText('after', EXAMPLES)
     .action((options: StatusOptions) => status(options, ctx));
