@@ -72,6 +72,8 @@ function form(text: string, minPiece = 0, more: Partial<Form> = {}): Form {
   return { text, anyCase: true, before: 0, after: 0, alphabet: undefined, minPiece, stretches, ...more };
 }
 
+const BASE64_ALPHABETS = [['base64', /[A-Za-z0-9+/]/] as const, ['base64url', /[A-Za-z0-9_-]/] as const];
+
 /** The key's base64 and base64url at each alignment: whole groups of key bytes, and how far the key reaches on either side. */
 function base64Forms(key: string): Form[] {
   const forms: Form[] = [];
@@ -82,10 +84,7 @@ function base64Forms(key: string): Form[] {
     const bytes = Buffer.from(key.slice(lead, lead + whole), 'latin1');
     const rest = key.length - lead - whole;
     const around = { anyCase: false, before: lead === 0 ? 0 : lead + 1, after: rest === 0 ? 0 : rest + 1 };
-    for (const [encoding, alphabet] of [
-      ['base64', /[A-Za-z0-9+/]/],
-      ['base64url', /[A-Za-z0-9_-]/],
-    ] as const) {
+    for (const [encoding, alphabet] of BASE64_ALPHABETS) {
       const text = bytes.toString(encoding); // whole groups: no padding
       if (!forms.some((f) => f.text === text)) forms.push(form(text, BASE64_PIECE, { alphabet, ...around }));
     }
