@@ -198,8 +198,7 @@ function release(lock: string, text: string): void {
 
 const lockText = (name?: string) => `${JSON.stringify({ ...thisProcess(), since: new Date().toISOString(), name })}\n`;
 
-/** How long a settings write waits for the lock by default. */
-export const LOCK_WAIT_MS = 15_000;
+export const LOCK_WAIT_MS = 15_000; // How long a settings write waits for the lock by default.
 
 export interface LockOptions {
   waitMs?: number | undefined; // How long to wait for a held lock before giving up (default LOCK_WAIT_MS).

@@ -22,8 +22,7 @@ export const EXIT_CODES = `Exit codes: 0 accepted, 1 refused by the service (4xx
 (nothing sent), 3 no definitive answer (--json error.recorded says "no" or "unknown"), 70 a bug in
 trigger, 130 interrupted (143 SIGTERM, 129 SIGHUP).`;
 
-/** --catalog <file> (a path), --no-catalog (false), or neither. */
-export type CatalogOptions = { catalog?: string | boolean };
+export type CatalogOptions = { catalog?: string | boolean }; // --catalog <file> (a path), --no-catalog (false), or neither.
 
 export interface ServiceOptions extends SettingsFlags, CatalogOptions {
   timeout: number;

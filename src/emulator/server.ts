@@ -92,7 +92,6 @@ export interface Emulator {
   close(options?: { force?: boolean }): Promise<void>;
 }
 
-/** Where the emulator listens, and what an injected failure answers, unless told otherwise. */
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_FAIL_STATUS = 503;
 const MAX_BODY = 1024 * 1024;

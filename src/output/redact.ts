@@ -30,8 +30,7 @@ const WORD = /[A-Za-z0-9_-]/;
 const ESCAPES = /[%\\&]/;
 const MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g; // A JSON string, and the colon after it when it is a member name.
 
-/** A stretch of a form of the key that is looked for, with where it starts in the form. */
-type Stretch = [start: number, text: string];
+type Stretch = [start: number, text: string]; // A stretch of a form of the key that is looked for, with where it starts in the form.
 
 /**
  * One form of the key, and how it is looked for. Every form is found whole; one with `minPiece` also as a run of that many characters in
