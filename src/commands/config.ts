@@ -103,9 +103,8 @@ export async function setKey(keyArgument: string | undefined, options: ProfileOp
 }
 
 /** A setting just stored that the environment overrides. */
-function precedenceNote(io: Output, variable: string, over: string): void {
+const precedenceNote = (io: Output, variable: string, over: string) =>
   io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
-}
 
 export async function setBaseUrl(url: string, options: ProfileOption & { allowHttp?: boolean }, { io, env }: Context) {
   const { file, name, saveProfile } = target(options, env);

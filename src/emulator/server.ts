@@ -101,9 +101,7 @@ const EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
  * Whether `token` is the key, in time that does not depend on where they differ: both are hashed to
  * equal-length digests and compared with timingSafeEqual (a `!==` stops at the first difference).
  */
-export function sameKey(token: string, digest: Buffer): boolean {
-  return timingSafeEqual(createHash('sha256').update(token).digest(), digest);
-}
+export const sameKey = (token: string, digest: Buffer): boolean => timingSafeEqual(createHash('sha256').update(token).digest(), digest);
 
 /** Checks a request body; returns the value (if any) or the 400 message. */
 export function checkBody(body: string): { value?: number; valueText?: string } | { error: string } {
