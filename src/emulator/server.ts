@@ -290,8 +290,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const close: Emulator['close'] = ({ force = false } = {}) => {
     closing = true;
     if (force) server.closeAllConnections();
-    closed ??= new Promise<void>((resolve) => server.close(() => resolve()));
-    return closed;
+    return (closed ??= new Promise<void>((resolve) => server.close(() => resolve())));
   };
   const bound = (server.address() as AddressInfo).port;
   return { url: reachableUrl(host, bound), host, port: bound, key, keyGenerated, events, stats, close };
