@@ -99,7 +99,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const BUDGET = 12_069;
+// size26 took 72 out of settings, the emulator, lock, redact and the small commands: one tryOr helper for eight try/catch blocks (-24),
+// arrow helpers (-12), comments trailing or said by the name (-10), long arguments named and smaller code (-26).
+const BUDGET = 11_997;
 const GOAL = 11_600;
 
 function lines(dir) {

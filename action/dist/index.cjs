@@ -209,11 +209,6 @@ function normalizeApiKey(raw, source) {
 function maskKey(key) {
   return `\u2022\u2022\u2022\u2022${key.length > 8 ? key.slice(-4) : ""}`;
 }
-function isLoopbackHost(hostname) {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host === "::1") return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
 function parseBaseUrl(raw, options = {}) {
   const source = options.source ? ` (from ${options.source})` : "";
   const text = raw.trim();
@@ -260,13 +255,14 @@ function cliEnvironment(env2 = process.env) {
   delete env2.NODE_TLS_REJECT_UNAUTHORIZED;
   return copy;
 }
-var MIN_KEY_LENGTH;
+var MIN_KEY_LENGTH, isLoopbackHost;
 var init_validate = __esm({
   "src/settings/validate.ts"() {
     "use strict";
     init_errors();
     init_excerpt();
     MIN_KEY_LENGTH = 12;
+    isLoopbackHost = (hostname) => /^(localhost|::1|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(hostname.toLowerCase().replace(/^\[|\]$/g, ""));
   }
 });
 
@@ -289,10 +285,7 @@ function base64Forms(key) {
     const bytes = Buffer.from(key.slice(lead, lead + whole), "latin1");
     const rest = key.length - lead - whole;
     const around = { anyCase: false, before: lead === 0 ? 0 : lead + 1, after: rest === 0 ? 0 : rest + 1 };
-    for (const [encoding, alphabet] of [
-      ["base64", /[A-Za-z0-9+/]/],
-      ["base64url", /[A-Za-z0-9_-]/]
-    ]) {
+    for (const [encoding, alphabet] of BASE64_ALPHABETS) {
       const text = bytes.toString(encoding);
       if (!forms.some((f) => f.text === text)) forms.push(form(text, BASE64_PIECE, { alphabet, ...around }));
     }
@@ -311,8 +304,7 @@ function referenceAt(text, at) {
   }
   const name = m[3].toLowerCase();
   const unit = NAMED.get(name);
-  if (unit === void 0 || !closed && !LOOSE.has(name)) return void 0;
-  return [unit, length];
+  return unit === void 0 || !closed && !LOOSE.has(name) ? void 0 : [unit, length];
 }
 function decodeReferences(text) {
   return text.replace(/&(?:#[xX][0-9a-fA-F]{1,8}|#\d{1,8}|[A-Za-z]{2,20});?/g, (reference2, at) => {
@@ -366,7 +358,7 @@ function decode(text, references) {
 }
 function views(text, secret) {
   const decoded = decode(text, true);
-  if (secret.ampersand && text.includes("&")) decoded.push(...decode(text, false));
+  if (secret.key.includes("&") && text.includes("&")) decoded.push(...decode(text, false));
   return [{ text, lower: asciiLower(text), at: void 0 }, ...decoded];
 }
 function eachAt(haystack, needle, found2) {
@@ -442,7 +434,7 @@ function maskProxyCredentials(proxy) {
     (_, scheme = "", user) => user === void 0 ? `${scheme}\u2022\u2022\u2022\u2022@` : `${scheme}${user}:\u2022\u2022\u2022\u2022@`
   );
 }
-var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, HEX_DIGITS, Redactor;
+var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, BASE64_ALPHABETS, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, HEX_DIGITS, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -455,13 +447,13 @@ var init_redact = __esm({
     ESCAPES = /[%\\&]/;
     MEMBER_OR_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
     escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    BASE64_ALPHABETS = [["base64", /[A-Za-z0-9+/]/], ["base64url", /[A-Za-z0-9_-]/]];
     Secret = class {
       // The length of the shortest whole form: shorter text holds none.
       constructor(key) {
         this.key = key;
         this.mask = maskKey(key);
         this.short = key.length < SHORT_KEY;
-        this.ampersand = key.includes("&");
         const lower = asciiLower(key);
         const hex2 = Buffer.from(key, "latin1").toString("hex");
         const literal = /* @__PURE__ */ new Set([JSON.stringify(lower).slice(1, -1), asciiLower(encodeURIComponent(key))]);
@@ -487,11 +479,6 @@ var init_redact = __esm({
       key;
       mask;
       short;
-      /**
-       * Whether the key holds `&`: text is then also read with its character references left as they
-       * are, since a key holding `&lt;` would otherwise be decoded away wherever it is mixed with escapes.
-       */
-      ampersand;
       /**
        * The key lowered (looked for in lowered views, so any letter case matches); JSON-escaped and percent-encoded where that changes it (a
        * key holding `"`, `\` or `%` is looked for so in the text as it is, since decoding changes the key too); its bytes in hex, also with the
@@ -4446,13 +4433,6 @@ var init_shard = __esm({
 });
 
 // src/commands/parsers.ts
-function plainNumber(pattern2, min, max, expected) {
-  return (text) => {
-    const n = Number(text);
-    if (!pattern2.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
-    return n;
-  };
-}
 function afterLine(text) {
   const [n = "", check2, more] = text.split(":");
   if (more !== void 0 || check2 !== void 0 && !/^[0-9a-f]{8}$/.test(check2))
@@ -4467,18 +4447,24 @@ function shard(text) {
     throw new InvalidArgumentError(`${message.replace(/^--shard takes/, "expected")} (${hint})`);
   }
 }
-var wholeNumber, DECIMAL, seconds, rate, fraction, retries, line, concurrency;
+var plainNumber, wholeNumber, DECIMAL, seconds, rate, fraction, retries, errorStatus, line, concurrency;
 var init_parsers = __esm({
   "src/commands/parsers.ts"() {
     "use strict";
     init_esm();
     init_shard();
+    plainNumber = (pattern2, min, max, expected) => (text) => {
+      const n = Number(text);
+      if (!pattern2.test(text.trim()) || n < min || n > max) throw new InvalidArgumentError(`expected ${expected}`);
+      return n;
+    };
     wholeNumber = (min, max, expected = `a whole number from ${min} to ${max}`) => plainNumber(/^\d+$/, min, max, expected);
     DECIMAL = /^\d*\.?\d+$/;
     seconds = plainNumber(DECIMAL, Number.MIN_VALUE, 86400, "a number of seconds over 0 and up to 86400 (a day), e.g. 30 or 2.5");
     rate = plainNumber(DECIMAL, Number.MIN_VALUE, 1e6, "a number of requests per second over 0 and up to 1000000, e.g. 50");
     fraction = plainNumber(DECIMAL, 0, 1, "a share from 0 to 1, e.g. 0.25");
     retries = wholeNumber(0, 100);
+    errorStatus = wholeNumber(400, 599);
     line = wholeNumber(1, Number.MAX_SAFE_INTEGER, "a line number, e.g. 1000");
     concurrency = (text) => text.trim().toLowerCase() === "auto" ? "auto" : wholeNumber(1, 256, "auto, or a whole number from 1 to 256")(text);
   }
@@ -5204,13 +5190,23 @@ var init_version = __esm({
   }
 });
 
+// src/try-or.ts
+function tryOr(fn, otherwise) {
+  try {
+    return fn();
+  } catch {
+    return otherwise;
+  }
+}
+var init_try_or = __esm({
+  "src/try-or.ts"() {
+    "use strict";
+  }
+});
+
 // src/atomic-write.ts
 function writeFileAtomic(target2, text, options = {}) {
-  let file = target2;
-  try {
-    if (options.follow !== false) file = import_node_fs2.default.realpathSync(target2);
-  } catch {
-  }
+  const file = options.follow === false ? target2 : tryOr(() => import_node_fs2.default.realpathSync(target2)) ?? target2;
   const stat = options.forceMode ? void 0 : import_node_fs2.default.lstatSync(file, { throwIfNoEntry: false });
   const mode2 = stat && !stat.isSymbolicLink() ? stat.mode & 511 : options.mode ?? 420;
   const temp = import_node_path.default.join(import_node_path.default.dirname(file), `.${import_node_path.default.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
@@ -5248,6 +5244,7 @@ var init_atomic_write = __esm({
     "use strict";
     import_node_fs2 = __toESM(require("node:fs"), 1);
     import_node_path = __toESM(require("node:path"), 1);
+    init_try_or();
   }
 });
 
@@ -35907,21 +35904,13 @@ __export(lock_exports, {
   withLock: () => withLock
 });
 function procStat(pid) {
-  try {
-    const stat = import_node_fs4.default.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0], start: fields[19] };
-  } catch {
-    return void 0;
-  }
+  const stat = tryOr(() => import_node_fs4.default.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return fields && { state: fields[0], start: fields[19] };
 }
 function thisProcess() {
   if (self) return self;
-  let pidns;
-  try {
-    pidns = import_node_fs4.default.readlinkSync("/proc/self/ns/pid");
-  } catch {
-  }
+  const pidns = tryOr(() => import_node_fs4.default.readlinkSync("/proc/self/ns/pid"));
   return self = { pid: process.pid, host: import_node_os3.default.hostname(), start: procStat(process.pid)?.start, pidns };
 }
 function elsewhere(holder) {
@@ -35952,11 +35941,7 @@ function look(lock, rules) {
     if (error2.code === "ENOENT") return { state: "free" };
     return heldBy(lock, `its lock ${lock} cannot be read (${errnoWords(error2, "reading")})`);
   }
-  let holder = null;
-  try {
-    holder = JSON.parse(text);
-  } catch {
-  }
+  const holder = tryOr(() => JSON.parse(text));
   if (!(typeof holder?.host === "string" && Number.isSafeInteger(holder.pid) && holder.pid > 0)) {
     const left = "does not say which process holds it";
     if (rules.unnamed === "stale") return { state: "dead", text, left };
@@ -36037,10 +36022,7 @@ function take(lock, text, rules, cannot2) {
 }
 function release(lock, text) {
   held.delete(lock);
-  try {
-    if (import_node_fs4.default.readFileSync(lock, "utf8") === text) import_node_fs4.default.unlinkSync(lock);
-  } catch {
-  }
+  if (tryOr(() => import_node_fs4.default.readFileSync(lock, "utf8") === text)) tryOr(() => import_node_fs4.default.unlinkSync(lock));
 }
 function lockWaitMs(env2) {
   const raw = env2.TRIGGER_LOCK_WAIT;
@@ -36090,6 +36072,7 @@ var init_lock = __esm({
     import_node_path3 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
+    init_try_or();
     SETTINGS = { unnamed: "held", mode: 384 };
     BATCH = { unnamed: "stale", mode: 420 };
     MAX_LOCK_BYTES = 4096;
@@ -36121,11 +36104,7 @@ var init_lock = __esm({
       text;
       paths = [];
       static pathFor(file) {
-        let real = file;
-        try {
-          real = throughLinks(file);
-        } catch {
-        }
+        const real = tryOr(() => throughLinks(file)) ?? file;
         return import_node_path3.default.join(import_node_path3.default.dirname(real), `.${import_node_path3.default.basename(real)}.lock`);
       }
       /** The live holder of `file`'s lock, if a live process holds it. */
@@ -36342,13 +36321,6 @@ function storeTrouble(reason2) {
   if (LOCKED.test(reason2)) return "the system keychain is locked (or has no default keyring)";
   return `the system keychain refused it (${reason2})`;
 }
-function reason(error2) {
-  const text = error2?.message ?? String(error2);
-  return text.split("\n")[0].replace(/^Platform failure: /, "");
-}
-function tryStore(call, profile) {
-  return bounded(call, profile).then(() => void 0, reason);
-}
 async function loadKey(profile) {
   let key;
   try {
@@ -36363,7 +36335,7 @@ async function loadKey(profile) {
   }
   return key;
 }
-var import_node_net3, SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED, storeKey, deleteKey;
+var import_node_net3, SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED, reason, tryStore, storeKey, deleteKey;
 var init_keychain = __esm({
   "src/settings/keychain.ts"() {
     "use strict";
@@ -36373,6 +36345,8 @@ var init_keychain = __esm({
     STORE_TIMEOUT_MS = 1e3;
     NO_STORE = /autolaunch|failed to connect to socket|not provided by any \.service files|DBUS_SESSION_BUS_ADDRESS|DBus\.Error\.(ServiceUnknown|NoServer|Spawn)/i;
     LOCKED = /\blocked\b|no result found|prompt|dismissed|cancel/i;
+    reason = (error2) => (error2?.message ?? String(error2)).split("\n")[0].replace(/^Platform failure: /, "");
+    tryStore = (call, profile) => bounded(call, profile).then(() => void 0, reason);
     storeKey = (profile, key) => tryStore((e, signal) => e.setPassword(key, signal), profile);
     deleteKey = (profile) => tryStore((e, signal) => e.deleteCredential(signal), profile);
   }
@@ -44998,9 +44972,6 @@ async function setKey(keyArgument, options, ctx) {
   }
   if (env2.TRIGGER_API_KEY) precedenceNote(io, "TRIGGER_API_KEY", " over the stored key");
 }
-function precedenceNote(io, variable, over) {
-  io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
-}
 async function setBaseUrl(url, options, { io, env: env2 }) {
   const { file, name, saveProfile } = target(options, env2);
   const parsed2 = parseBaseUrl(url, { allowHttp: options.allowHttp === true });
@@ -45113,7 +45084,7 @@ function command3(program2, ctx) {
   config.command("path").description("print the config file path").option("--json", "print JSON").action((options) => path14(options, ctx));
   return config;
 }
-var import_node_fs14, where, without, EXAMPLES2;
+var import_node_fs14, where, without, precedenceNote, EXAMPLES2;
 var init_config = __esm({
   "src/commands/config.ts"() {
     "use strict";
@@ -45129,6 +45100,7 @@ var init_config = __esm({
     init_prompt();
     where = (profile, file) => `profile "${profile}" (${file})`;
     without = (profile, name) => Object.fromEntries(Object.entries(profile).filter(([field2]) => !SETTINGS2[name].kept.includes(field2)));
+    precedenceNote = (io, variable, over) => io.stderr(io.errColors.warn(`note: ${variable} is set in this environment and takes precedence${over}`));
     EXAMPLES2 = `
 Examples:
   $ trigger config set-key                        # hidden prompt
@@ -45200,9 +45172,8 @@ async function status(options, ctx) {
   if (result.problems[0]) throw new ConfigError(result.problems[0].message, { reported: true });
 }
 function command4(program2, ctx) {
-  return addSettingsOptions(
-    program2.command("status").description("show the settings a command would use now, and where each came from (sends nothing)")
-  ).option("--json", "print one JSON object").addHelpText("after", EXAMPLES3).action((options) => status(options, ctx));
+  const about = "show the settings a command would use now, and where each came from (sends nothing)";
+  return addSettingsOptions(program2.command("status").description(about)).option("--json", "print one JSON object").addHelpText("after", EXAMPLES3).action((options) => status(options, ctx));
 }
 var import_node_fs15, SOURCE_WORDS, CATALOG_WORDS, PROFILE_WORDS, EXAMPLES3;
 var init_status = __esm({
@@ -45230,16 +45201,9 @@ Exit codes: 0 a key and a base URL are set, 2 something is missing or invalid (t
 });
 
 // src/emulator/server.ts
-function sameKey(token, digest) {
-  return (0, import_node_crypto2.timingSafeEqual)((0, import_node_crypto2.createHash)("sha256").update(token).digest(), digest);
-}
 function checkBody(body) {
-  let parsed2;
-  try {
-    parsed2 = JSON.parse(body);
-  } catch {
-    return { error: "the body is not valid JSON" };
-  }
+  const parsed2 = tryOr(() => JSON.parse(body));
+  if (parsed2 === void 0) return { error: "the body is not valid JSON" };
   if (typeof parsed2 !== "object" || parsed2 === null || Array.isArray(parsed2))
     return { error: 'the body must be a JSON object, {} or {"value": <number>}' };
   if (!("value" in parsed2)) return {};
@@ -45271,12 +45235,8 @@ function screen(req, rules) {
   const ids = EVENT_PATH.exec((req.url ?? "").split("?", 1)[0]);
   if (!ids?.[1] || !ids[2])
     return refused(404, `no such route: ${req.method} ${req.url}; the service has POST /v1/triggers/{triggerId}/users/{userId}/events`);
-  let route;
-  try {
-    route = { triggerId: decodeURIComponent(ids[1]), userId: decodeURIComponent(ids[2]) };
-  } catch {
-    return refused(400, "the path is not valid percent-encoding");
-  }
+  const route = tryOr(() => ({ triggerId: decodeURIComponent(ids[1]), userId: decodeURIComponent(ids[2]) }));
+  if (!route) return refused(400, "the path is not valid percent-encoding");
   if (req.method !== "POST") return refused(405, `method ${req.method} is not allowed; use POST`, { allow: "POST" });
   if (rules.failRate > 0 && rules.random() < rules.failRate) {
     const headers = rules.failStatus === 429 || rules.failStatus === 503 ? { "retry-after": "1" } : {};
@@ -45379,7 +45339,8 @@ async function startEmulator(options = {}) {
         res.writeHead(entry.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
         res.end(text);
       }
-      tally(stats, entry);
+      stats.requests++;
+      stats[entry.event ? "recorded" : entry.injected ? "injected" : entry.pushedBack ? "pushedBack" : "rejected"]++;
       options.onRequest?.({ method: req.method ?? "", url: req.url ?? "", ...entry });
     };
     if (latencyMs > 0) setTimeout(send2, latencyMs);
@@ -45397,18 +45358,10 @@ async function startEmulator(options = {}) {
   const close = ({ force = false } = {}) => {
     closing = true;
     if (force) server.closeAllConnections();
-    closed ??= new Promise((resolve2) => server.close(() => resolve2()));
-    return closed;
+    return closed ??= new Promise((resolve2) => server.close(() => resolve2()));
   };
   const bound2 = server.address().port;
   return { url: reachableUrl(host, bound2), host, port: bound2, key, keyGenerated, events, stats, close };
-}
-function tally(stats, entry) {
-  stats.requests++;
-  if (entry.event) stats.recorded++;
-  else if (entry.injected) stats.injected++;
-  else if (entry.pushedBack) stats.pushedBack++;
-  else stats.rejected++;
 }
 function reachableUrl(host, port) {
   const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
@@ -45421,11 +45374,9 @@ async function listen(server, host, port) {
   } catch (error2) {
     const { code, message } = error2;
     const noAddress = [`cannot listen on ${host}: no such local address`, "use 127.0.0.1, ::1, or an address of this machine"];
+    const another = "pick another with --port (0 takes any free port)";
     const [problem, hint] = {
-      EADDRINUSE: [
-        `port ${port} on ${host} is already in use`,
-        "stop what is using it, or pick another with --port (0 takes any free port)"
-      ],
+      EADDRINUSE: [`port ${port} on ${host} is already in use`, `stop what is using it, or ${another}`],
       EACCES: [`not allowed to listen on ${host}:${port}`, "ports below 1024 need privileges; pick another with --port"],
       EADDRNOTAVAIL: noAddress,
       ENOTFOUND: noAddress
@@ -45457,7 +45408,7 @@ function eventJson(event) {
   const value = event.valueText === void 0 ? "" : `,"value":${event.valueText}`;
   return `{"time":${JSON.stringify(event.time)},"triggerId":${JSON.stringify(event.triggerId)},"userId":${JSON.stringify(event.userId)}${value},"requestId":${JSON.stringify(event.requestId)}}`;
 }
-var import_node_crypto2, import_node_fs16, import_node_events2, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, refused;
+var import_node_crypto2, import_node_fs16, import_node_events2, import_node_http, DEFAULT_PORT, DEFAULT_FAIL_STATUS, MAX_BODY, EVENT_PATH, sameKey, refused;
 var init_server = __esm({
   "src/emulator/server.ts"() {
     "use strict";
@@ -45469,10 +45420,12 @@ var init_server = __esm({
     init_errno();
     init_errors();
     init_clock();
+    init_try_or();
     DEFAULT_PORT = 8787;
     DEFAULT_FAIL_STATUS = 503;
     MAX_BODY = 1024 * 1024;
     EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
+    sameKey = (token, digest) => (0, import_node_crypto2.timingSafeEqual)((0, import_node_crypto2.createHash)("sha256").update(token).digest(), digest);
     refused = (status2, error2, headers) => ({ status: status2, error: error2, injected: false, headers });
   }
 });
@@ -45497,7 +45450,8 @@ function eventLine(event, io) {
 }
 function rejectionLine(entry, io) {
   const c = io.errColors;
-  const label = entry.injected ? c.warn(`${entry.status} injected`) : entry.pushedBack ? c.warn(`${entry.status} pushed back`) : c.error(String(entry.status));
+  const why = entry.injected ? " injected" : entry.pushedBack ? " pushed back" : void 0;
+  const label = why ? c.warn(`${entry.status}${why}`) : c.error(String(entry.status));
   return `${c.dim(clock((/* @__PURE__ */ new Date()).toISOString()))} ${c.error("\u2716")} ${label} ${printable(entry.method)} ${printable(entry.url)} ${c.dim("\u2014")} ${printable(entry.error ?? "")}`;
 }
 function knownTriggers(options, { env: env2, cwd }) {
@@ -45557,17 +45511,9 @@ function bannerLines(server, options, keySource, known, io) {
   return lines;
 }
 function command5(program2, ctx) {
-  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").option("--port <n>", "port to listen on (0: any free port)", wholeNumber(0, 65535), DEFAULT_PORT).option("--host <addr>", "address to listen on", "127.0.0.1").option(
-    "--key <key>",
-    "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not"
-  ).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").option("--fail-rate <0..1>", "share of requests to fail on purpose", fraction).option(
-    "--fail-status <code>",
-    "status of those failures (429 and 503 add Retry-After: 1)",
-    wholeNumber(400, 599),
-    DEFAULT_FAIL_STATUS
-  ).option("--latency <ms>", "delay every answer by this many milliseconds", wholeNumber(0, 6e5)).option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond", rate).option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond", wholeNumber(1, 1e6)).addHelpText("after", EXAMPLES4).action((options) => emulator(options, ctx));
+  return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").option("--port <n>", "port to listen on (0: any free port)", wholeNumber(0, 65535), DEFAULT_PORT).option("--host <addr>", "address to listen on", "127.0.0.1").option("--key <key>", KEY_HELP).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").option("--fail-rate <0..1>", "share of requests to fail on purpose", fraction).option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)", errorStatus, DEFAULT_FAIL_STATUS).option("--latency <ms>", "delay every answer by this many milliseconds", wholeNumber(0, 6e5)).option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond", rate).option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond", wholeNumber(1, 1e6)).addHelpText("after", EXAMPLES4).action((options) => emulator(options, ctx));
 }
-var clock, showId, EXAMPLES4;
+var clock, showId, EXAMPLES4, KEY_HELP;
 var init_emulator = __esm({
   "src/commands/emulator.ts"() {
     "use strict";
@@ -45588,6 +45534,7 @@ Examples:
   $ trigger emulator --port 0 --trigger purchase signup --log events.ndjson
   $ trigger emulator --fail-rate 0.3 --fail-status 429 --latency 200   # test your retries
   $ trigger emulator --latency 50 --capacity 400 --max-in-flight 12     # rehearse a backfill`;
+    KEY_HELP = "API key clients must send (default: TRIGGER_API_KEY, else a generated one); a flag shows in ps, TRIGGER_API_KEY does not";
   }
 });
 
@@ -46305,10 +46252,10 @@ init_redact();
 var Output = class {
   #redactor = new Redactor();
   #streams;
-  /** Colours for what goes to stdout, named by meaning (none when stdout is not a terminal, or NO_COLOR). */
   outColors = PLAIN;
-  /** Colours for what goes to stderr. */
+  // Colours for what goes to stdout, named by meaning (none when stdout is not a terminal, or NO_COLOR).
   errColors = PLAIN;
+  // Colours for what goes to stderr.
   /**
    * Why stdout could not be written, once it could not: a reader that went away (EPIPE), a full disk,
    * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
