@@ -44650,22 +44650,29 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const maxConcurrency = options.concurrency === "auto" ? options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY : options.concurrency;
   const pace = options.concurrency === "auto" && !dryRun ? new Pace({ max: maxConcurrency, now: monotonicMs, shared: !!options.shard, rota: shardRota(options.shard) }) : void 0;
   const client = dryRun ? void 0 : clientFor(settings, options, io, { connections: maxConcurrency, env: env2 });
+  const signals2 = stopSignals();
   let written;
   try {
-    const [catalogSum, hashing] = [catalogFingerprint(catalog?.catalog), (files) => readForJournal(files, options, { io, env: env2 })];
-    written = await openWritten(input2, reader.header, options, catalogSum, inFolder(cwd, "."), warn, hashing);
+    const hashing = (files) => readForJournal(files, options, { io, env: env2 }, signals2.heard);
+    written = await openWritten(input2, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn, hashing);
   } catch (error2) {
+    signals2.remove();
     await client?.destroy();
     input2.close();
     throw error2;
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
-  await send({ io, env: env2, cwd, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, typed: typed2, ...written });
+  await send({ io, env: env2, cwd, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, typed: typed2, signals: signals2, ...written });
 }
-async function readForJournal(files, options, { io, env: env2 }) {
-  const [stop, done, total] = [new AbortController(), [], files.reduce((n, f) => n + import_node_fs13.default.statSync(f).size, 0)];
-  const removeSignals = onStopSignals((signal2) => stop.abort(signal2));
+function stopSignals() {
+  const [heard, to] = [new AbortController(), { on: void 0 }];
+  const remove3 = onStopSignals((signal, count2) => to.on ? to.on(signal, count2) : heard.abort(signal));
+  const listen2 = (on) => (to.on = on, heard.signal.aborted && on(heard.signal.reason, 1));
+  return { heard: heard.signal, listen: listen2, remove: remove3 };
+}
+async function readForJournal(files, options, { io, env: env2 }, heard) {
+  const [done, total] = [[], files.reduce((n, f) => n + import_node_fs13.default.statSync(f).size, 0)];
   let read = 0;
   const line2 = () => io.errColors.dim(`reading the input for --journal: ${formatCount(read / 1e6)} of ${formatCount(total / 1e6)} MB`);
   const shown2 = spinnerWanted(env2, io.terminal) && !options.quiet && !options.json && !options.verbose;
@@ -44673,14 +44680,13 @@ async function readForJournal(files, options, { io, env: env2 }) {
   progress?.draw();
   progress?.start();
   try {
-    for (const file of files) done.push(await fingerprintOf(file, stop.signal, (n) => read += n));
+    for (const file of files) done.push(await fingerprintOf(file, heard, (n) => read += n));
   } catch (error2) {
-    if (!stop.signal.aborted) throw error2;
+    if (!heard.aborted) throw error2;
   } finally {
-    removeSignals();
     progress?.stop();
   }
-  const signal = stop.signal.reason;
+  const signal = heard.reason;
   if (!signal) return done;
   io.stderr(io.errColors.warn(`interrupted (${signal}) while reading the input for --journal: nothing was sent; run the command again`));
   throw new TriggerError("interrupted", "interrupted", { reported: true, signal });
@@ -44719,7 +44725,7 @@ async function send(run2) {
   });
   input2.onDamage = (damage) => recorder.stopWith({ kind: "damaged", ...damage });
   let stoppedBy;
-  const removeSignals = onStopSignals((signal, count2) => {
+  run2.signals.listen((signal, count2) => {
     if (count2 === 1) {
       stoppedBy = signal;
       stop.abort({ kind: "signal", signal });
@@ -44741,7 +44747,7 @@ async function send(run2) {
   } finally {
     stopCapping();
     progress?.stop();
-    removeSignals();
+    run2.signals.remove();
     recorder.close();
     await client?.destroy();
     const complete = result !== void 0 && input2.cut === void 0 && (recorder.counts.unsent === 0 || !!input2.damaged);

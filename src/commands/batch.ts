@@ -143,24 +143,35 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   // In this order, so that a mistake found on the way (bad options, an unwritable --failed, a journal
   // that refuses or that another batch holds) leaves no new journal and no temporary failed file behind.
   const client = dryRun ? undefined : clientFor(settings, options, io, { connections: maxConcurrency, env });
+  const signals = stopSignals();
   let written: Written;
   try {
-    const [catalogSum, hashing] = [catalogFingerprint(catalog?.catalog), (files: string[]) => readForJournal(files, options, { io, env })];
-    written = await openWritten(input, reader.header, options, catalogSum, inFolder(cwd, '.'), warn, hashing);
+    const hashing = (files: string[]) => readForJournal(files, options, { io, env }, signals.heard);
+    written = await openWritten(input, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn, hashing);
   } catch (error) {
+    signals.remove();
     await client?.destroy();
     input.close(); // a pipe that is still open must not keep a refused run waiting
     throw error;
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
-  await send({ io, env, cwd, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, ...written });
+  await send({ io, env, cwd, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, signals, ...written });
+}
+
+type OnStop = (signal: StopSignal, count: number) => void;
+// The stop signals' one listener, from the locks to send()'s end, which takes a signal heard before it as its first: with none
+// between the journal's hashing and send(), Node's default ended the batch without a word, its locks and .tmp left (review25 A3).
+function stopSignals() {
+  const [heard, to] = [new AbortController(), { on: undefined as OnStop | undefined }];
+  const remove = onStopSignals((signal, count) => (to.on ? to.on(signal, count) : heard.abort(signal)));
+  const listen = (on: OnStop) => ((to.on = on), heard.signal.aborted && on(heard.signal.reason as StopSignal, 1));
+  return { heard: heard.signal, listen, remove };
 }
 
 /** The inputs' fingerprints for --journal, read a piece at a time: a line on a terminal says how far, a stop signal ends the batch (audit24). */
-async function readForJournal(files: string[], options: BatchCommandOptions, { io, env }: Pick<Context, 'io' | 'env'>) {
-  const [stop, done, total] = [new AbortController(), [] as InputFingerprint[], files.reduce((n, f) => n + fs.statSync(f).size, 0)];
-  const removeSignals = onStopSignals((signal) => stop.abort(signal));
+async function readForJournal(files: string[], options: BatchCommandOptions, { io, env }: Pick<Context, 'io' | 'env'>, heard: AbortSignal) {
+  const [done, total] = [[] as InputFingerprint[], files.reduce((n, f) => n + fs.statSync(f).size, 0)];
   let read = 0;
   const line = () => io.errColors.dim(`reading the input for --journal: ${formatCount(read / 1e6)} of ${formatCount(total / 1e6)} MB`);
   const shown = spinnerWanted(env, io.terminal) && !options.quiet && !options.json && !options.verbose;
@@ -168,14 +179,13 @@ async function readForJournal(files: string[], options: BatchCommandOptions, { i
   progress?.draw(); // at once: a 4 GB export took seconds without a word
   progress?.start();
   try {
-    for (const file of files) done.push(await fingerprintOf(file, stop.signal, (n) => (read += n)));
+    for (const file of files) done.push(await fingerprintOf(file, heard, (n) => (read += n)));
   } catch (error) {
-    if (!stop.signal.aborted) throw error;
+    if (!heard.aborted) throw error;
   } finally {
-    removeSignals();
     progress?.stop();
   }
-  const signal = stop.signal.reason as StopSignal | undefined; // heard after the last piece too: send() would not hear it again
+  const signal = heard.reason as StopSignal | undefined; // heard after the last piece too: nothing is made yet
   if (!signal) return done;
   io.stderr(io.errColors.warn(`interrupted (${signal}) while reading the input for --journal: nothing was sent; run the command again`));
   throw new TriggerError('interrupted', 'interrupted', { reported: true, signal }); // before any row: nothing made is left (openWritten)
@@ -189,6 +199,7 @@ interface Run extends Written, Pick<Context, 'io' | 'env' | 'cwd'> {
   pace: Pace | undefined;
   maxConcurrency: number;
   typed: boolean;
+  signals: ReturnType<typeof stopSignals>;
 }
 
 /** Sends the rows, settles the failed file and the journal, and reports. */
@@ -229,7 +240,7 @@ async function send(run: Run): Promise<void> {
   });
   input.onDamage = (damage) => recorder.stopWith({ kind: 'damaged', ...damage });
   let stoppedBy: StopSignal | undefined;
-  const removeSignals = onStopSignals((signal, count) => {
+  run.signals.listen((signal, count) => {
     if (count === 1) {
       stoppedBy = signal;
       stop.abort({ kind: 'signal', signal });
@@ -255,7 +266,7 @@ async function send(run: Run): Promise<void> {
   } finally {
     stopCapping();
     progress?.stop();
-    removeSignals();
+    run.signals.remove();
     recorder.close();
     await client?.destroy();
     // A run that threw (a bad header, say) settled nothing: an earlier failed file stays as it was.
