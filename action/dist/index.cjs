@@ -37488,7 +37488,7 @@ function readNdjson(stream, options) {
   const quoted = [names.triggerId, names.userId, names.value].map((name) => JSON.stringify(name));
   let first = true;
   const toRow = (line2, text) => {
-    if (typeof text !== "string") return invalidNdjson(line2, text.raw, void 0, text.reason);
+    if (typeof text !== "string") return invalidNdjson(line2, text.raw, text.reason);
     if (text.trim() === "") return void 0;
     if (first && text.trimStart().startsWith("["))
       throw new UsageError(`the input is a JSON array (line ${line2}), not one JSON object a line; nothing was sent`, {
@@ -37499,10 +37499,10 @@ function readNdjson(stream, options) {
     try {
       parsed2 = JSON.parse(text);
     } catch (error3) {
-      return invalidNdjson(line2, withoutCr(text), void 0, `not valid JSON (${error3.message})`);
+      return invalidNdjson(line2, withoutCr(text), `not valid JSON (${error3.message})`);
     }
     if (typeof parsed2 !== "object" || parsed2 === null || Array.isArray(parsed2))
-      return invalidNdjson(line2, withoutCr(text), void 0, `expected a JSON object, got ${describe2(parsed2)}`);
+      return invalidNdjson(line2, withoutCr(text), `expected a JSON object, got ${describe2(parsed2)}`);
     const object = parsed2;
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
@@ -37510,7 +37510,15 @@ function readNdjson(stream, options) {
     const escaped2 = text.includes("\\");
     const repeated = quoted.find((name) => twice(text, name, escaped2));
     const problem = repeated ? `${repeated} is in the object twice: keep one (JSON readers differ on which counts)` : triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
-    if (problem) return invalidNdjson(line2, withoutCr(text), object, problem, valueText);
+    if (problem) {
+      const bad = (key) => JSON.stringify(names[key]) === repeated;
+      return {
+        ...invalidRow(line2, { ...record, asRead: true }, problem),
+        triggerId: bad("triggerId") || triggerId != null && typeof triggerId !== "string" ? void 0 : triggerId || options.trigger,
+        userId: bad("userId") || !(typeof userId === "string" || Number.isSafeInteger(userId)) ? void 0 : String(userId),
+        value: bad("value") ? void 0 : valueText ?? (typeof value === "string" ? value : void 0)
+      };
+    }
     const fields = {
       triggerId: triggerId ?? void 0,
       userId: userId === void 0 ? void 0 : String(userId),
@@ -37535,11 +37543,6 @@ async function* withMembers(rows2, wanted) {
   yield first.value;
   yield* rows2;
 }
-function invalidNdjson(line2, raw, object, reason2, valueText) {
-  const str = (v) => typeof v === "string" ? v : void 0;
-  const row = invalidRow(line2, { format: "ndjson", object, valueText, raw }, reason2);
-  return { ...row, triggerId: str(object?.triggerId), userId: str(object?.userId), value: valueText ?? str(object?.value) };
-}
 function readLineIds(stream, options) {
   if (!options.trigger) throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   const toRow = (line2, item) => {
@@ -37553,7 +37556,7 @@ function readLineIds(stream, options) {
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var Damaged, DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, describe2, READERS;
+var Damaged, DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, describe2, invalidNdjson, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -37669,6 +37672,7 @@ var init_rows = __esm({
     };
     keptFields = CsvRecords.kept;
     describe2 = (value) => value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+    invalidNdjson = (line2, raw, reason2) => invalidRow(line2, { format: "ndjson", object: void 0, valueText: void 0, raw }, reason2);
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
   }
 });
@@ -37789,8 +37793,8 @@ var init_failed = __esm({
       #normalizedLine(row, reason2) {
         const { record } = row;
         const text = () => record.format === "csv" ? record.raw ?? csvLine(record.fields).trimEnd() : record.raw.trimEnd();
-        const unreadable = record.format === "csv" ? record.raw !== void 0 : !record.object;
-        const columns = [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
+        const unreadable = record.format === "csv" ? record.raw !== void 0 : !record.object || record.asRead;
+        const columns = unreadable ? ["", "", ""] : [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
         const kept = unreadable || (!row.triggerId || !row.userId) && text() !== csvLine(columns).trimEnd();
         const file = this.#normalized.file ? [row.file ?? ""] : [];
         return csvLine([...columns, ...file, `line ${row.line}: ${reason2}${kept ? ` (as read: ${text()})` : ""}`]);

@@ -142,8 +142,9 @@ export class FailedFile {
     // Kept as read where the columns cannot hold the row, to be fixed by hand: unreadable, or a field too many, or a member
     // --columns names missing (inputs20: such a row was kept as ',,,', its user id gone). Its text is made only for those.
     const text = () => (record.format === 'csv' ? (record.raw ?? csvLine(record.fields).trimEnd()) : record.raw.trimEnd());
-    const unreadable = record.format === 'csv' ? record.raw !== undefined : !record.object;
-    const columns = [row.triggerId ?? '', row.userId ?? '', row.value ?? ''];
+    // A member of the wrong kind (a value true) too, its columns left empty: as t,u it replayed and was sent without its value.
+    const unreadable = record.format === 'csv' ? record.raw !== undefined : !record.object || record.asRead;
+    const columns = unreadable ? ['', '', ''] : [row.triggerId ?? '', row.userId ?? '', row.value ?? ''];
     const kept = unreadable || ((!row.triggerId || !row.userId) && text() !== csvLine(columns).trimEnd());
     const file = this.#normalized!.file ? [row.file ?? ''] : [];
     return csvLine([...columns, ...file, `line ${row.line}: ${reason}${kept ? ` (as read: ${text()})` : ''}`]);

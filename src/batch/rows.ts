@@ -18,7 +18,7 @@ type RowRecord =
   /** `fields` as parsed, or `raw` (the line as read) when the record could not be parsed. */
   | { format: 'csv'; fields: string[]; raw?: undefined }
   | { format: 'csv'; fields?: undefined; raw: string }
-  | { format: 'ndjson'; object: Record<string, unknown> | undefined; valueText: string | undefined; raw: string };
+  | { format: 'ndjson'; object: Record<string, unknown> | undefined; valueText: string | undefined; raw: string; asRead?: boolean };
 
 export interface Row {
   /** The input line the row starts on (1-based; a Parquet file's row number). */
@@ -424,7 +424,7 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
   const quoted = [names.triggerId, names.userId, names.value].map((name) => JSON.stringify(name));
   let first = true;
   const toRow: ToRow = (line, text) => {
-    if (typeof text !== 'string') return invalidNdjson(line, text.raw, undefined, text.reason);
+    if (typeof text !== 'string') return invalidNdjson(line, text.raw, text.reason);
     if (text.trim() === '') return undefined;
     // A JSON array (a .json export) read a line at a time sends the lines that happen to hold a whole object, and a rerun
     // of the file made right sends them twice: refused before anything is sent.
@@ -437,10 +437,10 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      return invalidNdjson(line, withoutCr(text), undefined, `not valid JSON (${(error as Error).message})`);
+      return invalidNdjson(line, withoutCr(text), `not valid JSON (${(error as Error).message})`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      return invalidNdjson(line, withoutCr(text), undefined, `expected a JSON object, got ${describe(parsed)}`);
+      return invalidNdjson(line, withoutCr(text), `expected a JSON object, got ${describe(parsed)}`);
     const object = parsed as Record<string, unknown>;
     const [triggerId, userId, value, error] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     const valueText = typeof value === 'number' ? valueTextIn(text, value, names.value) : undefined;
@@ -458,7 +458,17 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
             : value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string'
               ? `"${names.value}" must be a number, not ${describe(value)}`
               : undefined;
-    if (problem) return invalidNdjson(line, withoutCr(text), object, problem, valueText);
+    if (problem) {
+      // Its ids as read where their members are fine (--json said null), as makeRow takes them; no columns hold the row (asRead).
+      const bad = (key: keyof ColumnNames) => JSON.stringify(names[key]) === repeated;
+      return {
+        ...invalidRow(line, { ...record, asRead: true }, problem),
+        triggerId:
+          bad('triggerId') || (triggerId != null && typeof triggerId !== 'string') ? undefined : (triggerId as string) || options.trigger,
+        userId: bad('userId') || !(typeof userId === 'string' || Number.isSafeInteger(userId)) ? undefined : String(userId),
+        value: bad('value') ? undefined : (valueText ?? (typeof value === 'string' ? value : undefined)),
+      };
+    }
     const fields = {
       triggerId: (triggerId as string | null | undefined) ?? undefined,
       userId: userId === undefined ? undefined : String(userId),
@@ -486,11 +496,8 @@ async function* withMembers(rows: AsyncGenerator<Row[]>, wanted: Partial<ColumnN
   yield* rows;
 }
 
-function invalidNdjson(line: number, raw: string, object: Record<string, unknown> | undefined, reason: string, valueText?: string): Row {
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-  const row = invalidRow(line, { format: 'ndjson', object, valueText, raw }, reason);
-  return { ...row, triggerId: str(object?.triggerId), userId: str(object?.userId), value: valueText ?? str(object?.value) };
-}
+const invalidNdjson = (line: number, raw: string, reason: string) =>
+  invalidRow(line, { format: 'ndjson', object: undefined, valueText: undefined, raw }, reason);
 
 /**
  * One userId per line, exactly as written (white space included); only empty lines are skipped. The
