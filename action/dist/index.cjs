@@ -37934,7 +37934,7 @@ function summaryLines(s, c) {
     const head2 = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714"));
     const settled = counts.earlier + counts.failed + counts.unknown;
     const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid${settled ? `, ${formatCount(settled)} settled by an earlier run` : ""}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
-    return [checked, ...damaged2, ...keptLines(s, c)];
+    return [checked, ...damaged2];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
   const head = allGood ? c.success("\u2714") : interrupted ?? (s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716"));
@@ -43039,7 +43039,7 @@ async function openWritten(input2, header, options, catalog, folder, warn, finge
     if (options.journal && (!dryRun || import_node_fs12.default.existsSync(options.journal)))
       written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     const file = options.failed;
-    if (file) {
+    if (file && !dryRun) {
       if (import_node_fs12.default.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
         const hint2 = "name another --failed file, or wait for that batch to finish";
         written.locks.push(FileLock.acquire(file, `the failed file ${file}`, hint2));
@@ -43063,7 +43063,7 @@ async function openWritten(input2, header, options, catalog, folder, warn, finge
         format: input2.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : void 0,
         read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine?.line, from },
-        resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path }),
+        resumeCommand: resumeCommand(input2, { ...options, failed: written.failed?.path ?? options.failed }),
         dryRun
       });
       if (!dryRun) written.locks[0].cover(hint);

@@ -224,8 +224,8 @@ export interface Written {
 
 /**
  * Locks and opens what the batch writes: the journal's lock first (a second run of the same batch is refused for what it shares with the
- * first), the failed file (without --failed, a file named by the time in `folder`, made only if there is something to keep; a dry run sends
- * nothing: none), then the journal, for this input, shard and catalog. A refusal on the way leaves nothing behind.
+ * first), the failed file (without --failed, a file named by the time in `folder`, made only if there is something to keep; a dry run keeps
+ * nothing: none, --failed's left as it was), then the journal, for this input, shard and catalog. A refusal on the way leaves nothing behind.
  */
 export async function openWritten(
   input: Input,
@@ -248,7 +248,7 @@ export async function openWritten(
     if (options.journal && (!dryRun || fs.existsSync(options.journal)))
       written.locks.push(FileLock.acquire(options.journal, `the journal ${options.journal}`, hint));
     const file = options.failed;
-    if (file) {
+    if (file && !dryRun) {
       // A device or FIFO is written in place and not locked.
       if (fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? true) {
         const hint = 'name another --failed file, or wait for that batch to finish';
@@ -273,7 +273,7 @@ export async function openWritten(
         format: input.format,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
         read: { columns: options.columns && columnsWords(options.columns), trigger: options.trigger, after: options.afterLine?.line, from },
-        resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path }),
+        resumeCommand: resumeCommand(input, { ...options, failed: written.failed?.path ?? options.failed }),
         dryRun,
       });
       if (!dryRun) written.locks[0]!.cover(hint); // a journal made now has a lock of its own too, which a hard link to it finds

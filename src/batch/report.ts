@@ -143,7 +143,7 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
     const head = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error('✖') : c.success('✔'));
     const settled = counts.earlier + counts.failed + counts.unknown; // by an earlier run: its journal's, or a failed file's outcome unknown
     const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? ' read' : ''} can be sent, ${formatCount(counts.invalid)} invalid${settled ? `, ${formatCount(settled)} settled by an earlier run` : ''}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
-    return [checked, ...damaged, ...keptLines(s, c)];
+    return [checked, ...damaged]; // it keeps no row: --failed is left as it was
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === undefined;
   const head = allGood ? c.success('✔') : (interrupted ?? (s.halted ? c.error(`✖ stopped early (${s.halted}):`) : c.error('✖')));

@@ -32,6 +32,8 @@ it('--resume --dry-run counts what the resume sends, and leaves the journal as i
   const refused = await runCommand(args.filter((a) => a !== '--resume').concat('--dry-run'), sandbox.env);
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain(`the journal ${journal} already records a batch of ${input} that did not finish`);
+  // Its command to carry the batch on names the failed file the dry run was given, though a dry run keeps none (fix26a).
+  expect(refused.stderr).toContain(`--resume --failed ${path.join(sandbox.home, 'f.csv')}`);
   expect(server.requests).toHaveLength(15);
 
   refusing = false;

@@ -44,8 +44,10 @@ it('--json names the ids read beside a member of the wrong kind: a number user i
   const named = ndjson('b.ndjson', ['{"event":"t","uid":"u6","amount":{"x":1}}']);
   const columns = ['--columns', 'triggerId=event,userId=uid,value=amount'];
   const failed = at('b-failed.csv');
-  const byName = await runCommand(['batch', named, ...columns, '--dry-run', '--json', '--failed', failed], sandbox.env);
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  const byName = await runCommand(['batch', named, ...columns, '--json', '--failed', failed], sandbox.env);
   expect(ids(byName.stdout)).toEqual([{ line: 1, ok: false, triggerId: 't', userId: 'u6' }]); // was both null
+  expect(server.requests).toHaveLength(0);
   // Its failed file is in columns: the row is kept as read, the columns empty, so that a replay does not send it without its value.
   expect(fs.readFileSync(failed, 'utf8').split('\n')[1]).toBe(
     ',,,"line 1: invalid, not sent: ""amount"" must be a number, not object (as read: {""event"":""t"",""uid"":""u6"",""amount"":{""x"":1}})"',
