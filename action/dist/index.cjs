@@ -37486,7 +37486,7 @@ function twice(text, quoted, escaped2) {
 function readNdjson(stream, options) {
   const names = { ...DEFAULT_COLUMNS, ...options.columns };
   const quoted = [names.triggerId, names.userId, names.value].map((name) => JSON.stringify(name));
-  let first = true;
+  let [first, ours] = [true, void 0];
   const toRow = (line2, text) => {
     if (typeof text !== "string") return invalidNdjson(line2, text.raw, text.reason);
     if (text.trim() === "") return void 0;
@@ -37505,6 +37505,7 @@ function readNdjson(stream, options) {
       return invalidNdjson(line2, withoutCr(text), `expected a JSON object, got ${describe2(parsed2)}`);
     const object = parsed2;
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
+    if (error2 != null && error2 !== "") ours ??= typeof error2 === "string" && /^line \d+: /.test(error2);
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
     const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
     const escaped2 = text.includes("\\");
@@ -37523,7 +37524,7 @@ function readNdjson(stream, options) {
       triggerId: triggerId ?? void 0,
       userId: userId === void 0 ? void 0 : String(userId),
       value: typeof value === "number" ? valueText : value ?? void 0,
-      error: error2
+      error: ours && error2
     };
     return makeRow(line2, record, fields, options);
   };

@@ -422,7 +422,7 @@ function twice(text: string, quoted: string, escaped: boolean): boolean {
 function readNdjson(stream: Readable, options: ReadOptions): RowSource {
   const names = { ...DEFAULT_COLUMNS, ...options.columns };
   const quoted = [names.triggerId, names.userId, names.value].map((name) => JSON.stringify(name));
-  let first = true;
+  let [first, ours] = [true, undefined as boolean | undefined]; // ours: the file is trigger's failed file
   const toRow: ToRow = (line, text) => {
     if (typeof text !== 'string') return invalidNdjson(line, text.raw, text.reason);
     if (text.trim() === '') return undefined;
@@ -443,6 +443,8 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
       return invalidNdjson(line, withoutCr(text), `expected a JSON object, got ${describe(parsed)}`);
     const object = parsed as Record<string, unknown>;
     const [triggerId, userId, value, error] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
+    // A user's own error member is data: a failed file's first error says "line N: ", as for a CSV's column (fix25b, review24 F6).
+    if (error != null && error !== '') ours ??= typeof error === 'string' && /^line \d+: /.test(error);
     const valueText = typeof value === 'number' ? valueTextIn(text, value, names.value) : undefined;
     const record: RowRecord = { format: 'ndjson', object, valueText, raw: withoutCr(text) };
     const escaped = text.includes('\\');
@@ -473,7 +475,7 @@ function readNdjson(stream: Readable, options: ReadOptions): RowSource {
       triggerId: (triggerId as string | null | undefined) ?? undefined,
       userId: userId === undefined ? undefined : String(userId),
       value: typeof value === 'number' ? valueText : ((value as string | null | undefined) ?? undefined),
-      error,
+      error: ours && error,
     };
     return makeRow(line, record, fields, options);
   };
