@@ -44679,17 +44679,21 @@ function stopSignals() {
 async function readForJournal(files, options, { io, env: env2 }, heard) {
   const [done, total] = [[], files.reduce((n, f) => n + import_node_fs13.default.statSync(f).size, 0)];
   let read = 0;
-  const line2 = () => io.errColors.dim(`reading the input for --journal: ${formatCount(read / 1e6)} of ${formatCount(total / 1e6)} MB`);
+  const line2 = (more = "") => io.errColors.dim(`reading the input for --journal: ${formatCount(read / 1e6)} of ${formatCount(total / 1e6)} MB${more}`);
   const shown2 = spinnerWanted(env2, io.terminal) && !options.quiet && !options.json && !options.verbose;
   const progress = shown2 ? new Progress(io, line2) : void 0;
   progress?.draw();
   progress?.start();
+  let now = files[0];
+  const said2 = () => io.stderr(line2(` so far (${now}); sending starts once it is read`));
+  const slow = shown2 || options.quiet ? void 0 : setTimeout(said2, SLOW_HASH_MS).unref();
   try {
-    for (const file of files) done.push(await fingerprintOf(file, heard, (n) => read += n));
+    for (const file of files) done.push(await fingerprintOf(now = file, heard, (n) => read += n));
   } catch (error2) {
     if (!heard.aborted) throw error2;
   } finally {
     progress?.stop();
+    clearTimeout(slow);
   }
   const signal = heard.reason;
   if (!signal) return done;
@@ -44826,7 +44830,7 @@ function finish(run2, recorder, result, signal, stderr) {
   if (damaged2) throw new UsageError(`${damaged2.file} is damaged`, { reported: true });
   throw new TriggerError("refused", `${notAccepted} rows not accepted`, { reported: true });
 }
-var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, KEPT_AFTER_STOP, KEPT_FOR_MS, HELP;
+var import_node_fs13, DEFAULT_CONCURRENCY, DEFAULT_MAX_CONCURRENCY, KEPT_AFTER_STOP, KEPT_FOR_MS, SLOW_HASH_MS, HELP;
 var init_batch = __esm({
   "src/commands/batch.ts"() {
     "use strict";
@@ -44857,6 +44861,7 @@ var init_batch = __esm({
     DEFAULT_CONCURRENCY = "auto";
     DEFAULT_MAX_CONCURRENCY = 64;
     [KEPT_AFTER_STOP, KEPT_FOR_MS] = [1e5, 250];
+    SLOW_HASH_MS = 2e3;
     HELP = `
 Input: CSV with a header (triggerId,userId,value in any order; value optional), NDJSON
 ({"triggerId","userId","value"} per line), Parquet, or --format lines (one userId per line, with --trigger);

@@ -46,6 +46,7 @@ export const DEFAULT_CONCURRENCY = 'auto';
 export const DEFAULT_MAX_CONCURRENCY = 64;
 /** Rows of a file kept as not sent after the first signal: 100,000 at most (under a second's reading), read within 250 ms (--json: 0.97 s). */
 const [KEPT_AFTER_STOP, KEPT_FOR_MS] = [100_000, 250];
+const SLOW_HASH_MS = 2_000; // off a terminal, the read for --journal says so once it has taken this long
 
 export interface BatchCommandOptions extends ServiceOptions, BatchFiles {
   concurrency: number | 'auto';
@@ -173,17 +174,23 @@ function stopSignals() {
 async function readForJournal(files: string[], options: BatchCommandOptions, { io, env }: Pick<Context, 'io' | 'env'>, heard: AbortSignal) {
   const [done, total] = [[] as InputFingerprint[], files.reduce((n, f) => n + fs.statSync(f).size, 0)];
   let read = 0;
-  const line = () => io.errColors.dim(`reading the input for --journal: ${formatCount(read / 1e6)} of ${formatCount(total / 1e6)} MB`);
+  const line = (more = '') =>
+    io.errColors.dim(`reading the input for --journal: ${formatCount(read / 1e6)} of ${formatCount(total / 1e6)} MB${more}`);
   const shown = spinnerWanted(env, io.terminal) && !options.quiet && !options.json && !options.verbose;
   const progress = shown ? new Progress(io, line) : undefined;
   progress?.draw(); // at once: a 4 GB export took seconds without a word
   progress?.start();
+  // Without that line, one plain line once it takes long: a 50 GB export was a minute silent in CI before the batch's own (fix26a).
+  let now = files[0];
+  const said = () => io.stderr(line(` so far (${now}); sending starts once it is read`));
+  const slow = shown || options.quiet ? undefined : setTimeout(said, SLOW_HASH_MS).unref();
   try {
-    for (const file of files) done.push(await fingerprintOf(file, heard, (n) => (read += n)));
+    for (const file of files) done.push(await fingerprintOf((now = file), heard, (n) => (read += n)));
   } catch (error) {
     if (!heard.aborted) throw error;
   } finally {
     progress?.stop();
+    clearTimeout(slow);
   }
   const signal = heard.reason as StopSignal | undefined; // heard after the last piece too: nothing is made yet
   if (!signal) return done;
