@@ -101,7 +101,12 @@ import { join } from 'node:path';
 
 // size26 took 72 out of settings, the emulator, lock, redact and the small commands: one tryOr helper for eight try/catch blocks (-24),
 // arrow helpers (-12), comments trailing or said by the name (-10), long arguments named and smaller code (-26).
-const BUDGET = 11_997;
+// fix26a: one listener for stop signals from the locks to the end (a signal while the journal was opened killed the batch
+// without a word: review25 A3, +11). batch --json: an NDJSON row invalid for one member says the ids read; a failed file in
+// columns keeps it as read, not sent without its value by a replay (+8). A dry run writes no failed file (+0). A user's own
+// NDJSON error member is data, as a CSV's column: read as trigger's only when the first says "line N: " (+2).
+// Off a terminal, the read for --journal says so in one plain line once it has taken 2 s (a minute silent in CI; +7).
+const BUDGET = 12_025;
 const GOAL = 11_600;
 
 function lines(dir) {
