@@ -15,6 +15,8 @@ let server: TestServer;
 let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
 
+// Each test sends 100,000+ rows twice (the run, then its pasted rest): 20-30 s on a quiet machine, past 60 s at a load of 12-21
+// (fix26a, audit26, size26 met it). A time-out here is the machine's, not the feature's: the cap is wide, the assertions are not.
 const at = (name: string) => path.join(box.home, name);
 const paste = (command: string) => pasteIn(command, box.env);
 const restOf = (stderr: string) => /send them with: (.*)$/m.exec(stderr)?.[1];
@@ -47,7 +49,7 @@ describe('the first signal on a big file, audited', () => {
     const strangers = server.requests.map((r) => userOf(r.url)).filter((user) => !valid.has(user));
     expect(strangers).toEqual([]); // was: ["u12"], the last partial line `gzip -dc` wrote, sent as a user of its own
     expect(pasted.code).not.toBe(0); // was 0: the pipe's status is sed's, and the rows after the damage are in no file
-  }, 60_000);
+  }, 180_000);
 
   it('--shard: an invalid row after the cut is kept once, by one shard, not by none or by both', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
@@ -84,7 +86,7 @@ describe('the first signal on a big file, audited', () => {
       .map((i) => `bad${i}`);
     const misplaced = invalid.filter((bad) => keptBy.get(bad) !== 1);
     expect(misplaced).toEqual([]); // was: about half of those after the cut, in no failed file or in both shards' rests
-  }, 60_000);
+  }, 180_000);
 
   it('a file typed as ./-x.csv: the printed rest command runs (it named -x-rest.csv, read as an option)', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
@@ -101,7 +103,7 @@ describe('the first signal on a big file, audited', () => {
     expect(pasted.stderr).not.toContain('unknown option');
     expect(pasted.code).toBe(0);
     expect(server.requests.length).toBeGreaterThan(before);
-  }, 60_000);
+  }, 180_000);
 
   it('--json, stdout a pipe: the first signal prints no Node warning on stderr', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
@@ -115,5 +117,5 @@ describe('the first signal on a big file, audited', () => {
     // was: "(node:…) MaxListenersExceededWarning: Possible EventEmitter memory leak detected. 11 drain listeners added
     // to [Socket]" 17-129 times, while the 100,000 rows kept were written as JSON lines
     expect(result.stderr).not.toContain('MaxListenersExceededWarning');
-  }, 60_000);
+  }, 180_000);
 });
