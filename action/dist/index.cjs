@@ -5545,6 +5545,8 @@ var init_attempt = __esm({
       #timedOut = false;
       #interrupted = false;
       #sent = false;
+      #began = false;
+      // An answer's first byte came (its status line, headers yet to end: see expire).
       #bodyEnded = false;
       // The body has been read as far as it will be (the answer may still be decoding).
       #read = 0;
@@ -5652,7 +5654,8 @@ var init_attempt = __esm({
       /** The time limit passed without a whole answer. */
       expire() {
         this.#timedOut = true;
-        this.#stop(new Error(`no response within ${this.#timeoutMs / 1e3} s`));
+        const error2 = new Error(`no response within ${this.#timeoutMs / 1e3} s`);
+        this.#stop(this.#began && !this.#status ? Object.assign(error2, { afterStatus: true }) : error2);
       }
       /** Ctrl-C: stop waiting; the event may or may not have been recorded. */
       interrupt() {
@@ -5665,6 +5668,9 @@ var init_attempt = __esm({
         this.#controller = controller;
         if (this.done) controller.abort(new Error("the attempt already ended"));
         else this.#sent = true;
+      }
+      onResponseStarted() {
+        this.#began = true;
       }
       onResponseStart(_controller, statusCode, headers) {
         if (statusCode < 200) return;

@@ -62,6 +62,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   #timedOut = false;
   #interrupted = false;
   #sent = false;
+  #began = false; // An answer's first byte came (its status line, headers yet to end: see expire).
   #bodyEnded = false; // The body has been read as far as it will be (the answer may still be decoding).
   #read = 0; // The bytes of the body read (before decoding), held to MAX_BODY_BYTES.
   #coding: Coding | undefined; // For a compressed answer (see decode.ts): its coding, and its decoder once the first bytes come.
@@ -185,7 +186,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
   /** The time limit passed without a whole answer. */
   expire(): void {
     this.#timedOut = true;
-    this.#stop(new Error(`no response within ${this.#timeoutMs / 1000} s`));
+    const error = new Error(`no response within ${this.#timeoutMs / 1000} s`); // after a status line, tagged as undici.ts tags a close there
+    this.#stop(this.#began && !this.#status ? Object.assign(error, { afterStatus: true }) : error);
   }
 
   /** Ctrl-C: stop waiting; the event may or may not have been recorded. */
@@ -200,6 +202,10 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#controller = controller;
     if (this.done) controller.abort(new Error('the attempt already ended'));
     else this.#sent = true;
+  }
+
+  onResponseStarted(): void {
+    this.#began = true;
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: AnswerHeaders): void {

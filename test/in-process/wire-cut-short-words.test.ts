@@ -62,3 +62,13 @@ it('a time-out after the headers and part of the body says the answer began, not
   );
   expect(result.stderr).not.toContain('no response');
 });
+
+it('a time-out after the status line, before the headers end, says the answer began, not "no response"', async () => {
+  server.handle((_req, res) => void res.socket?.write('HTTP/1.1 200 OK\r\nContent-Type: applic')); // and then nothing more
+  const result = await runCommand(['fire', 't', 'u', '--retries', '0', '--timeout', '1'], sandbox.env);
+  expect(result.code).toBe(3);
+  expect(result.stderr).toMatch(
+    /no whole answer from http:\/\/127\.0\.0\.1:\d+ within 1 s: it stopped in the middle of its answer's headers/,
+  );
+  expect(result.stderr).not.toContain('no response');
+});
