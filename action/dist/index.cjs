@@ -5125,10 +5125,11 @@ function verboseLines(event, c, mask) {
     case "response": {
       const whole = mask.server(event.body.length > 4e3 ? event.body.slice(0, 4e3) : event.body);
       const body = whole.length > 2e3 || event.body.length > 4e3 ? `${whole.slice(0, 2e3)}\u2026` : whole;
+      const cut = event.closed ? " (cut short)" : "";
       return [
-        `< ${event.status} (${formatMs(event.ms)})`,
+        `< ${event.status} (${formatMs(event.ms)})${body ? "" : cut}`,
         ...headerLines("<", event.headers, (text) => mask.server(text)),
-        ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}`] : []
+        ...body ? [`< ${body.split(/\r?\n/).map(printable).join("\n< ")}${event.truncated ? " [truncated at 1 MiB]" : ""}${cut}`] : []
       ];
     }
     case "error": {
@@ -5654,7 +5655,7 @@ var init_attempt = __esm({
       /** The time limit passed without a whole answer. */
       expire() {
         this.#timedOut = true;
-        const error2 = new Error(`no response within ${this.#timeoutMs / 1e3} s`);
+        const error2 = new Error(`${this.#began ? "no whole answer" : "no response"} within ${this.#timeoutMs / 1e3} s`);
         this.#stop(this.#began && !this.#status ? Object.assign(error2, { afterStatus: true }) : error2);
       }
       /** Ctrl-C: stop waiting; the event may or may not have been recorded. */
@@ -32565,10 +32566,10 @@ var init_client = __esm({
             return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           throw error2;
         }
-        const { status: status2, json, text } = outcome;
+        const { status: status2, json, text, truncated, closed, ms } = outcome;
         const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(outcome.headers, "retry-after")) : void 0;
         options.onAttempt?.(status2, outcome.ms, false, retryAfter ?? -1);
-        onEvent?.({ type: "response", attempt, status: status2, headers: outcome.headers, body: text, truncated: outcome.truncated, ms: outcome.ms });
+        onEvent?.({ type: "response", attempt, status: status2, headers: outcome.headers, body: text, truncated, closed, ms });
         const requestId = requestIdOf(outcome.headers);
         const saysFailure = typeof json === "object" && json !== null && json.success === false;
         if (status2 >= 200 && status2 < 300 && !saysFailure) {
@@ -32588,7 +32589,7 @@ var init_client = __esm({
         const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json;
         if (isRetryableStatus(status2) && canRetry && !options.throwPushBack && (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS)) {
           const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
-          return { ok: false, delayMs, reason: `${status2} ${statusText(status2)}`.trim(), info: info2 };
+          return { ok: false, delayMs, reason: `${`${status2} ${statusText(status2)}`.trim()}${closed ? " (cut short)" : ""}`, info: info2 };
         }
         const context = {
           triggerId: event.triggerId,
@@ -32597,7 +32598,7 @@ var init_client = __esm({
           keySource: this.#options.keySource,
           retries: this.retries
         };
-        throw serviceError({ status: status2, headers, closed: outcome.closed, ...this.#masked(text, json) }, context, { ...info2, requestId });
+        throw serviceError({ status: status2, headers, closed, ...this.#masked(text, json) }, context, { ...info2, requestId });
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
       #masked(text, json) {

@@ -186,7 +186,8 @@ export class Attempt implements Dispatcher.DispatchHandler {
   /** The time limit passed without a whole answer. */
   expire(): void {
     this.#timedOut = true;
-    const error = new Error(`no response within ${this.#timeoutMs / 1000} s`); // after a status line, tagged as undici.ts tags a close there
+    // An answer that began is not "no response"; after its status line, tagged as undici.ts tags a close there.
+    const error = new Error(`${this.#began ? 'no whole answer' : 'no response'} within ${this.#timeoutMs / 1000} s`);
     this.#stop(this.#began && !this.#status ? Object.assign(error, { afterStatus: true }) : error);
   }
 

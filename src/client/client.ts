@@ -48,9 +48,11 @@ export interface ClientOptions {
   traceparent?: string | undefined;
 }
 
+/** A body cut at 1 MiB (truncated), or cut short by a close: a 4xx or 503 shown as its error says it (closed). */
+type Cut = { truncated: boolean; closed: boolean };
 export type ClientEvent =
   | { type: 'request'; attempt: number; method: string; url: string; headers: Record<string, string>; body: string }
-  | { type: 'response'; attempt: number; status: number; headers: AnswerHeaders; body: string; truncated: boolean; ms: number }
+  | ({ type: 'response'; attempt: number; status: number; headers: AnswerHeaders; body: string; ms: number } & Cut)
   | { type: 'error'; attempt: number; message: string; code: string | undefined; ms: number }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string };
 
@@ -193,11 +195,11 @@ export class TriggerClient {
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };
       throw error;
     }
-    const { status, json, text } = outcome;
+    const { status, json, text, truncated, closed, ms } = outcome;
     // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
     const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
     options.onAttempt?.(status, outcome.ms, false, retryAfter ?? -1);
-    onEvent?.({ type: 'response', attempt, status, headers: outcome.headers, body: text, truncated: outcome.truncated, ms: outcome.ms });
+    onEvent?.({ type: 'response', attempt, status, headers: outcome.headers, body: text, truncated, closed, ms });
     const requestId = requestIdOf(outcome.headers);
     const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
     if (status >= 200 && status < 300 && !saysFailure) {
@@ -219,7 +221,7 @@ export class TriggerClient {
     const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json as AnswerHeaders;
     if (isRetryableStatus(status) && canRetry && !options.throwPushBack && (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS)) {
       const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
-      return { ok: false, delayMs, reason: `${status} ${statusText(status)}`.trim(), info };
+      return { ok: false, delayMs, reason: `${`${status} ${statusText(status)}`.trim()}${closed ? ' (cut short)' : ''}`, info };
     }
     const context = {
       triggerId: event.triggerId,
@@ -228,7 +230,7 @@ export class TriggerClient {
       keySource: this.#options.keySource,
       retries: this.retries,
     };
-    throw serviceError({ status, headers, closed: outcome.closed, ...this.#masked(text, json) }, context, { ...info, requestId });
+    throw serviceError({ status, headers, closed, ...this.#masked(text, json) }, context, { ...info, requestId });
   }
 
   /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */

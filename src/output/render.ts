@@ -174,10 +174,11 @@ export function verboseLines(event: ClientEvent, c: Palette, mask: ServerMask): 
       // Masked before it is cut, so that the cut never leaves the start of a key unmasked.
       const whole = mask.server(event.body.length > 4000 ? event.body.slice(0, 4000) : event.body);
       const body = whole.length > 2000 || event.body.length > 4000 ? `${whole.slice(0, 2000)}…` : whole;
+      const cut = event.closed ? ' (cut short)' : ''; // after the words that came, as the error says it
       return [
-        `< ${event.status} (${formatMs(event.ms)})`,
+        `< ${event.status} (${formatMs(event.ms)})${body ? '' : cut}`,
         ...headerLines('<', event.headers, (text) => mask.server(text)),
-        ...(body ? [`< ${body.split(/\r?\n/).map(printable).join('\n< ')}${event.truncated ? ' [truncated at 1 MiB]' : ''}`] : []),
+        ...(body ? [`< ${body.split(/\r?\n/).map(printable).join('\n< ')}${event.truncated ? ' [truncated at 1 MiB]' : ''}${cut}`] : []),
       ];
     }
     case 'error': {

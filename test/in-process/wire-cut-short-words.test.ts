@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
 import { json, type TestServer } from '../helpers/server.js';
 
@@ -71,4 +71,41 @@ it('a time-out after the status line, before the headers end, says the answer be
     /no whole answer from http:\/\/127\.0\.0\.1:\d+ within 1 s: it stopped in the middle of its answer's headers/,
   );
   expect(result.stderr).not.toContain('no response');
+});
+
+describe('--verbose says what the message says (fix26b)', () => {
+  it('a 400 whose body is cut short: its body line says "(cut short)"', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json', 'content-length': 100 });
+      res.write('{"error":"busy');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const result = await runCommand(['fire', 't', 'u', '--retries', '0', '--verbose'], sandbox.env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('\n< {"error":"busy (cut short)\n');
+  });
+
+  it('a 503 cut short before its body: its status line and the retry say "(cut short)"', async () => {
+    server.handle((_req, res, index) => {
+      if (index > 0) return json(res, 200, { success: true });
+      res.writeHead(503, { 'content-length': 100 });
+      res.flushHeaders();
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const result = await runCommand(['fire', 't', 'u', '--retries', '1', '--verbose'], sandbox.env);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/\n< 503 \([^)]+\) \(cut short\)\n/);
+    expect(result.stderr).toMatch(/\n\* 503 Service Unavailable \(cut short\): retrying in /);
+  });
+
+  it.each([
+    ['its status line', 'HTTP/1.1 200 OK\r\nContent-Type: applic'],
+    ['its headers and part of its body', 'HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n{"succ'],
+  ])('a time-out after %s: the attempt line says no whole answer came, not "no response"', async (_what, sent) => {
+    server.handle((_req, res) => void res.socket?.write(sent));
+    const result = await runCommand(['fire', 't', 'u', '--retries', '0', '--timeout', '1', '--verbose'], sandbox.env);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/\* attempt 1 failed after [^:]+: no whole answer within 1 s\n/);
+    expect(result.stderr).not.toContain('no response');
+  });
 });
