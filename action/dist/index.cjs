@@ -36629,9 +36629,10 @@ function entryProblems(key, entry, at) {
   if (ids === void 0) return;
   if (!isObject(ids)) return at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
   for (const [profile, id] of Object.entries(ids)) {
-    if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
-    if (typeof id !== "string") at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
-    else if (id.trim() === "") at(`"ids"."${profile}" is an empty id`);
+    const named = quotedExcerpt(profile);
+    if (!PROFILE_NAME.test(profile)) at(`"ids": ${named} is not a profile name (up to 64 letters, digits, "-", "_", ".")`);
+    if (typeof id !== "string") at(`"ids".${named} must be a string, not ${describe(id)}`);
+    else if (id.trim() === "") at(`"ids".${named} is an empty id`);
   }
 }
 function underflowProblems(triggers, text) {
@@ -36730,6 +36731,7 @@ var init_load = __esm({
     import_node_path7 = __toESM(require("node:path"), 1);
     init_atomic_write();
     init_errors();
+    init_excerpt();
     init_render();
     init_store();
     init_startup();

@@ -11,6 +11,7 @@ import type fs from 'node:fs';
 import path from 'node:path';
 import { makeFolders, writeFileAtomic } from '../atomic-write.js';
 import { ConfigError } from '../errors.js';
+import { quotedExcerpt } from '../output/excerpt.js';
 import { printable } from '../output/render.js';
 import { PROFILE_NAME } from '../settings/store.js';
 import { readOwnRecord } from '../startup.js';
@@ -171,9 +172,10 @@ function entryProblems(key: string, entry: unknown, at: (message: string) => voi
   if (ids === undefined) return;
   if (!isObject(ids)) return at(`"ids" must map profiles to ids, such as {"staging": "purchase-test"}, not ${describe(ids)}`);
   for (const [profile, id] of Object.entries(ids)) {
-    if (!PROFILE_NAME.test(profile)) at(`"ids": ${JSON.stringify(profile)} is not a profile name (letters, digits, "-", "_", ".")`);
-    if (typeof id !== 'string') at(`"ids"."${profile}" must be a string, not ${describe(id)}`);
-    else if (id.trim() === '') at(`"ids"."${profile}" is an empty id`);
+    const named = quotedExcerpt(profile); // cut as a long --profile is (audit25 #5)
+    if (!PROFILE_NAME.test(profile)) at(`"ids": ${named} is not a profile name (up to 64 letters, digits, "-", "_", ".")`);
+    if (typeof id !== 'string') at(`"ids".${named} must be a string, not ${describe(id)}`);
+    else if (id.trim() === '') at(`"ids".${named} is an empty id`);
   }
 }
 

@@ -319,3 +319,27 @@ describe('trigger triggers check / import', () => {
     expect(result.stdout).toContain('imported 2 triggers');
   });
 });
+
+describe('a catalog\'s "ids" profile key echoed in an error is cut and escaped (fix26b)', () => {
+  const long = `${'p'.repeat(4_998)}\u202e!`; // 5,000 characters, ending in a direction change
+
+  it.each([
+    ['not a profile name', { signup: { ids: { [long]: 'x' } } }],
+    ['not a profile name, and its id not a string', { signup: { ids: { [long]: 7 } } }],
+  ])('%s: triggers check and fire say its start, its end and its length', async (_what, triggers) => {
+    writeCatalog({ triggers });
+    const excerpt = `"${'p'.repeat(40)}…${'p'.repeat(10)}\\u202e!" (5,000 characters)`;
+    const checked = await trigger(['triggers', 'check']);
+    expect(checked.code).toBe(2);
+    expect(checked.stdout).toContain(`trigger "signup": "ids": ${excerpt} is not a profile name (up to 64 letters, digits, "-", "_", ".")`);
+    const fired = await trigger(['fire', 'signup', 'u']);
+    expect(fired.code).toBe(2);
+    expect(fired.stderr).toContain(`"ids": ${excerpt} is not a profile name`);
+    for (const out of [checked.stdout, checked.stderr, fired.stderr]) {
+      expect(out).not.toContain('p'.repeat(41));
+      expect(out).not.toContain('\u202e');
+      for (const line of out.split('\n')) expect(line.length).toBeLessThan(400);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+});
