@@ -42,8 +42,8 @@ var __toESM = (mod, isNodeMode, target2) => (target2 = mod != null ? __create(__
 ));
 
 // src/errors.ts
-function exitCodeFor(kind) {
-  return EXIT_CODES[kind];
+function exitCodeFor(kind2) {
+  return EXIT_CODES[kind2];
 }
 function isAttemptError(error2) {
   return error2 instanceof AttemptError;
@@ -82,10 +82,10 @@ var init_errors = __esm({
       signal;
       /** The event this error is about, when there is one (for --json output). */
       event;
-      constructor(kind, message, options = {}) {
+      constructor(kind2, message, options = {}) {
         super(message, options.cause === void 0 ? void 0 : { cause: options.cause });
         this.name = new.target.name;
-        this.kind = kind;
+        this.kind = kind2;
         this.hint = options.hint;
         this.reported = options.reported === true;
         this.signal = options.signal;
@@ -109,8 +109,8 @@ var init_errors = __esm({
       durationMs;
       requestId;
       recorded;
-      constructor(kind, message, info2, options = {}) {
-        super(kind, message, options);
+      constructor(kind2, message, info2, options = {}) {
+        super(kind2, message, options);
         this.attempts = info2.attempts;
         this.durationMs = info2.durationMs;
         this.requestId = info2.requestId;
@@ -140,8 +140,8 @@ var init_errors = __esm({
     NetworkError = class extends AttemptError {
       /** The system or undici error code (ECONNREFUSED, UND_ERR_CONNECT_TIMEOUT, ...). */
       code;
-      constructor(kind, message, details) {
-        super(kind, message, { ...details, requestId: void 0 }, { hint: details.hint, cause: details.cause });
+      constructor(kind2, message, details) {
+        super(kind2, message, { ...details, requestId: void 0 }, { hint: details.hint, cause: details.cause });
         this.code = details.code;
       }
     };
@@ -11119,9 +11119,9 @@ var require_util2 = __commonJS({
          * @param {unknown} target
          * @param {'key' | 'value' | 'key+value'} kind
          */
-        constructor(target2, kind) {
+        constructor(target2, kind2) {
           this.#target = target2;
-          this.#kind = kind;
+          this.#kind = kind2;
           this.#index = 0;
         }
         next() {
@@ -11170,8 +11170,8 @@ var require_util2 = __commonJS({
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
-      return function(target2, kind) {
-        return new FastIterableIterator(target2, kind);
+      return function(target2, kind2) {
+        return new FastIterableIterator(target2, kind2);
       };
     }
     function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
@@ -36583,7 +36583,7 @@ function catalogProblems(data, text = "") {
   const problems = [];
   for (const field2 of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field2))
-      problems.push({ message: `unknown field "${field2}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(field2) });
+      problems.push({ message: `unknown field ${quotedExcerpt(field2)} (a catalog has "$schema" and "triggers")`, line: lineOfKey(field2) });
   }
   if (data.$schema !== void 0 && typeof data.$schema !== "string") problems.push({ message: '"$schema" must be a string' });
   const triggers = data.triggers;
@@ -36595,7 +36595,7 @@ function catalogProblems(data, text = "") {
     let line2 = null;
     entryProblems(key, entry, (message) => {
       line2 = line2 === null ? lineOfKey(key) : line2;
-      problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line: line2 });
+      problems.push({ message: `trigger ${quotedExcerpt(key)}: ${message}`, line: line2 });
     });
   }
   for (const problem of underflowProblems(triggers, text)) problems.push(problem);
@@ -36606,7 +36606,8 @@ function entryProblems(key, entry, at) {
   if (key.trim() === "") at("an empty trigger id");
   if (!isObject(entry)) return at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
   for (const field2 of Object.keys(entry))
-    if (!ENTRY_FIELDS.includes(field2)) at(`unknown field "${field2}" (known: ${ENTRY_FIELDS.join(", ")})`);
+    if (!ENTRY_FIELDS.includes(field2))
+      at(`unknown field ${quotedExcerpt(field2)} (known: ${ENTRY_FIELDS.join(", ")})`);
   for (const field2 of ["name", "description", "deprecated"]) {
     const value = entry[field2];
     if (value === void 0) continue;
@@ -36663,10 +36664,10 @@ function idProblems(triggers, lineOfKey) {
       if (id === key) continue;
       const other = owners.get(`${profile}:${id}`);
       if (Object.hasOwn(triggers, id)) {
-        const message = `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`;
+        const message = `in profile ${profile}, ${quotedExcerpt(id)} is both the trigger of that name and the id of ${quotedExcerpt(key)}`;
         problems.push({ message, line: lineOfKey(key) });
       } else if (other !== void 0) {
-        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
+        const message = `triggers ${quotedExcerpt(other)} and ${quotedExcerpt(key)} have one id, ${quotedExcerpt(id)}, in profile ${profile}`;
         problems.push({ message, line: lineOfKey(key) });
       } else owners.set(`${profile}:${id}`, key);
     }
@@ -36724,7 +36725,7 @@ function idIn(key, entry, profile) {
 function triggerIdsFor(catalog, profile) {
   return Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));
 }
-var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, describe, isObject, MAX_KEY_RESCANS, STRING_OR_NUMBER, spelled, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, kind, describe, isObject, MAX_KEY_RESCANS, STRING_OR_NUMBER, spelled, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -36739,7 +36740,8 @@ var init_load = __esm({
     VALUE_RULES = ["required", "optional", "none"];
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
     TOP_FIELDS = ["$schema", "triggers"];
-    describe = (value) => value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : JSON.stringify(value);
+    kind = (value) => value === null ? "null" : Array.isArray(value) ? "an array" : "an object";
+    describe = (value) => typeof value === "string" ? quotedExcerpt(value) : typeof value === "object" ? kind(value) : JSON.stringify(value);
     isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
     MAX_KEY_RESCANS = 64;
     STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
@@ -36818,6 +36820,7 @@ var TriggerResolver;
 var init_resolve = __esm({
   "src/catalog/resolve.ts"() {
     "use strict";
+    init_excerpt();
     init_render();
     init_decimal();
     init_load();
@@ -36860,7 +36863,7 @@ var init_resolve = __esm({
       }
       explainUnknown(given) {
         const where2 = `the catalog ${printable(this.catalog.path)}`;
-        const quoted = printable(JSON.stringify(given));
+        const quoted = printable(quotedExcerpt(given));
         let best;
         for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
           for (const [profile, id] of Object.entries(entry.ids ?? {})) {
@@ -42062,8 +42065,8 @@ async function openParquet(file, name, options) {
   const triggerText = trigger && idReader(trigger, "triggerId", name);
   const plain2 = (e) => annotation(e) === "DECIMAL" ? { ...e, converted_type: void 0, logical_type: void 0 } : e;
   metadata = { ...metadata, schema: metadata.schema.map((e) => [trigger, user, value].includes(e) ? plain2(e) : e) };
-  const kind = value && [value.type, annotation(value)].filter(Boolean).join(" ");
-  if (value && (value.num_children || !VALUE_TYPES.test(kind))) {
+  const kind2 = value && [value.type, annotation(value)].filter(Boolean).join(" ");
+  if (value && (value.num_children || !VALUE_TYPES.test(kind2))) {
     const hint = "a value is a number (or its text): name another column with --columns value=<name>, or leave value out";
     throw new UsageError(`${name}: the value column ${value.name} is ${typeOf(value)}, not a number; nothing was sent`, { hint });
   }
@@ -42125,7 +42128,7 @@ var init_parquet = __esm({
     decoding = { compressors, parsers: { stringFromBytes }, utf8: false };
     annotation = (e) => e.logical_type?.type ?? e.converted_type;
     scaleOf = (e) => e.scale ?? e.logical_type?.scale ?? 0;
-    typeOf = (e, kind = annotation(e)) => kind === "DECIMAL" ? `DECIMAL(${e.precision},${scaleOf(e)})` : kind ?? (e.num_children ? "STRUCT" : e.type);
+    typeOf = (e, kind2 = annotation(e)) => kind2 === "DECIMAL" ? `DECIMAL(${e.precision},${scaleOf(e)})` : kind2 ?? (e.num_children ? "STRUCT" : e.type);
     VALUE_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+)| DECIMAL)?|FLOAT|DOUBLE|(FIXED_LEN_)?BYTE_ARRAY( UTF8| STRING| DECIMAL)?)$/;
     ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENUM)?|FIXED_LEN_BYTE_ARRAY UUID)$/;
     WHOLE = "check that the export finished and the file was copied whole (a Parquet file ends with its footer)";
@@ -42234,13 +42237,13 @@ async function* zstdFrames(chunks, name) {
   }
   return held2.length > 0 || skip > 0 || at !== "frame" ? "it ends within a frame, as a file cut short does" : void 0;
 }
-async function trailing(first, chunks, what, kind, at, name) {
+async function trailing(first, chunks, what, kind2, at, name) {
   let [bytes, zeros] = [first.length, first.every((b) => b === 0)];
   for (let next = await chunks.next(); !next.done; next = await chunks.next())
     [bytes, zeros] = [bytes + next.value.length, zeros && next.value.every((b) => b === 0)];
   const cut = name === "standard input" ? "" : `; cut them off with: truncate -s ${at} ${shellQuote(name)}`;
   if (zeros) return void 0;
-  return `trailing garbage: the bytes after ${what} are not ${kind} (${bytes} of them); every row before them was read${cut}`;
+  return `trailing garbage: the bytes after ${what} are not ${kind2} (${bytes} of them); every row before them was read${cut}`;
 }
 async function* unzstd(source, name, stopped) {
   const pieces = zstdFrames(source[Symbol.asyncIterator](), name);
@@ -42852,10 +42855,10 @@ var init_journal = __esm({
         return this.error === void 0;
       }
       /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
-      settled(line2, kind, reason2) {
-        const letter = SETTLED[kind];
+      settled(line2, kind2, reason2) {
+        const letter = SETTLED[kind2];
         if (letter === void 0) return;
-        this.#later(kind === "failed" ? `f ${line2} ${JSON.stringify(reason2)}
+        this.#later(kind2 === "failed" ? `f ${line2} ${JSON.stringify(reason2)}
 ` : `${letter} ${line2}
 `);
       }
@@ -43211,8 +43214,8 @@ var init_recorder = __esm({
         const reason2 = failureReason(outcome, this.#o.io.serverMask);
         const kept = reason2 === void 0 ? void 0 : this.#o.io.redact(reason2);
         const at = row.at ?? row.line;
-        const kind = outcome.kind === "unsent" && this.stopReason?.kind === "damaged" ? "failed" : outcome.kind;
-        if (this.#o.journal && (this.#sent.delete(at) || kind !== outcome.kind)) this.#o.journal.settled(at, kind, kept);
+        const kind2 = outcome.kind === "unsent" && this.stopReason?.kind === "damaged" ? "failed" : outcome.kind;
+        if (this.#o.journal && (this.#sent.delete(at) || kind2 !== outcome.kind)) this.#o.journal.settled(at, kind2, kept);
         this.#breaker(outcome);
         const drained = this.#o.json && this.#o.io.stdoutError === void 0 ? this.#writeJson(row, outcome) : void 0;
         if (reason2 === void 0) return drained;
@@ -46013,10 +46016,10 @@ function splitInline(word) {
 }
 function answerAt(at, partial, env2, cwd) {
   const { command: command8, typed: typed2, positional, onlyArguments } = at;
-  const values = (kind, prefix = "") => {
-    if (kind === void 0) return NOTHING;
-    if (kind === "files") return { candidates: [], files: true };
-    const list3 = kind === "profiles" ? profileCandidates(env2) : kind === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind;
+  const values = (kind2, prefix = "") => {
+    if (kind2 === void 0) return NOTHING;
+    if (kind2 === "files") return { candidates: [], files: true };
+    const list3 = kind2 === "profiles" ? profileCandidates(env2) : kind2 === "triggers" ? catalogCandidates(typed2, env2, cwd) : kind2;
     return { candidates: list3.map((c) => ({ ...c, value: prefix + c.value })), files: false };
   };
   const options = () => ({

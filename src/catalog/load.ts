@@ -55,8 +55,9 @@ export interface Catalog {
 export const ENTRY_FIELDS = ['name', 'description', 'value', 'min', 'max', 'deprecated', 'ids'] as const;
 const TOP_FIELDS = ['$schema', 'triggers'];
 
+const kind = (value: object | null) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object');
 const describe = (value: unknown): string =>
-  value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : JSON.stringify(value);
+  typeof value === 'string' ? quotedExcerpt(value) : typeof value === 'object' ? kind(value) : JSON.stringify(value);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -122,7 +123,7 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
   const problems: CatalogProblem[] = [];
   for (const field of Object.keys(data)) {
     if (!TOP_FIELDS.includes(field))
-      problems.push({ message: `unknown field "${field}" (a catalog has "$schema" and "triggers")`, line: lineOfKey(field) });
+      problems.push({ message: `unknown field ${quotedExcerpt(field)} (a catalog has "$schema" and "triggers")`, line: lineOfKey(field) });
   }
   if (data.$schema !== undefined && typeof data.$schema !== 'string') problems.push({ message: '"$schema" must be a string' });
   const triggers = data.triggers;
@@ -134,7 +135,7 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
     let line: number | null | undefined = null; // looked for once per key, when it has a problem (a search per key would be quadratic)
     entryProblems(key, entry, (message) => {
       line = line === null ? lineOfKey(key) : line;
-      problems.push({ message: `trigger ${JSON.stringify(key)}: ${message}`, line });
+      problems.push({ message: `trigger ${quotedExcerpt(key)}: ${message}`, line });
     });
   }
   // One by one: a spread of 300,000 arguments overflows the stack.
@@ -148,7 +149,8 @@ function entryProblems(key: string, entry: unknown, at: (message: string) => voi
   if (key.trim() === '') at('an empty trigger id');
   if (!isObject(entry)) return at(`must be an object such as {"name": "..."}, not ${describe(entry)}`);
   for (const field of Object.keys(entry))
-    if (!(ENTRY_FIELDS as readonly string[]).includes(field)) at(`unknown field "${field}" (known: ${ENTRY_FIELDS.join(', ')})`);
+    if (!(ENTRY_FIELDS as readonly string[]).includes(field))
+      at(`unknown field ${quotedExcerpt(field)} (known: ${ENTRY_FIELDS.join(', ')})`);
   for (const field of ['name', 'description', 'deprecated'] as const) {
     const value = entry[field];
     if (value === undefined) continue;
@@ -225,10 +227,10 @@ function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) 
       if (id === key) continue;
       const other = owners.get(`${profile}:${id}`);
       if (Object.hasOwn(triggers, id)) {
-        const message = `in profile ${profile}, ${JSON.stringify(id)} is both the trigger of that name and the id of ${JSON.stringify(key)}`;
+        const message = `in profile ${profile}, ${quotedExcerpt(id)} is both the trigger of that name and the id of ${quotedExcerpt(key)}`;
         problems.push({ message, line: lineOfKey(key) });
       } else if (other !== undefined) {
-        const message = `triggers ${JSON.stringify(other)} and ${JSON.stringify(key)} have one id, ${JSON.stringify(id)}, in profile ${profile}`;
+        const message = `triggers ${quotedExcerpt(other)} and ${quotedExcerpt(key)} have one id, ${quotedExcerpt(id)}, in profile ${profile}`;
         problems.push({ message, line: lineOfKey(key) });
       } else owners.set(`${profile}:${id}`, key);
     }

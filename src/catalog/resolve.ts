@@ -3,6 +3,7 @@
  * is worked out once per unknown name. Everything from the catalog in a message (keys, ids, reasons, its path) is made printable here,
  * where it meets the words: the messages reach terminals and job logs through lines that add no escaping of their own.
  */
+import { quotedExcerpt } from '../output/excerpt.js';
 import { printable } from '../output/render.js';
 import { compareDecimal } from './decimal.js';
 import { idIn, type Catalog, type TriggerEntry } from './load.js';
@@ -83,7 +84,7 @@ export class TriggerResolver {
 
   private explainUnknown(given: string): UnknownTrigger {
     const where = `the catalog ${printable(this.catalog.path)}`;
-    const quoted = printable(JSON.stringify(given));
+    const quoted = printable(quotedExcerpt(given));
     let best: { key: string; name: string; distance: number } | undefined;
     for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
       // A name that is another profile's id for a trigger (a staging id used against production) is that trigger.

@@ -320,7 +320,7 @@ describe('trigger triggers check / import', () => {
   });
 });
 
-describe('a catalog\'s "ids" profile key echoed in an error is cut and escaped (fix26b)', () => {
+describe('a piece of the catalog or of a row echoed in an error is cut and escaped (fix26b)', () => {
   const long = `${'p'.repeat(4_998)}\u202e!`; // 5,000 characters, ending in a direction change
 
   it.each([
@@ -341,5 +341,13 @@ describe('a catalog\'s "ids" profile key echoed in an error is cut and escaped (
       for (const line of out.split('\n')) expect(line.length).toBeLessThan(400);
     }
     expect(server.requests).toHaveLength(0);
+  });
+  it("a long trigger id not in the catalog is echoed cut in a row's problem", async () => {
+    writeCatalog();
+    fs.writeFileSync(path.join(dir, 'rows.csv'), `triggerId,userId\n${'x'.repeat(5_000)},u\n`);
+    const checked = await trigger(['triggers', 'check', 'rows.csv']);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain(`rows.csv:2: trigger "${'x'.repeat(40)}…${'x'.repeat(12)}" (5,000 characters) is not in the catalog`);
+    expect(checked.stdout).not.toContain('x'.repeat(41));
   });
 });

@@ -61,6 +61,30 @@ describe('loading', () => {
     expect(parsed.problems[0]!.message).toMatch(problem);
   });
 
+  // Each piece of the file echoed in a problem is cut to its start, its end and its length (fix26b), as a long --value is.
+  const long = (c: string) => c.repeat(5_000);
+  const cut = (c: string) => `"${c.repeat(40)}…${c.repeat(12)}" (5,000 characters)`;
+  it.each([
+    [{ [long('t')]: 1, triggers: {} }, `unknown field ${cut('t')} (a catalog has`],
+    [{ triggers: { a: { [long('f')]: 1 } } }, `trigger "a": unknown field ${cut('f')} (known: `],
+    [{ triggers: { a: { value: long('v') } } }, `trigger "a": "value" must be "required", "optional" or "none", not ${cut('v')}`],
+    [{ triggers: { a: long('e') } }, `trigger "a": must be an object such as {"name": "..."}, not ${cut('e')}`],
+    [{ triggers: long('s') }, `"triggers" must be an object, not ${cut('s')}`],
+    [{ triggers: { [long('k')]: { value: 'x' } } }, `trigger ${cut('k')}: "value" must be`],
+    [
+      { triggers: { a: { ids: { s: long('i') } }, b: { ids: { s: long('i') } } } },
+      `triggers "a" and "b" have one id, ${cut('i')}, in profile s`,
+    ],
+    [
+      { triggers: { [long('i')]: {}, b: { ids: { s: long('i') } } } },
+      `in profile s, ${cut('i')} is both the trigger of that name and the id of "b"`,
+    ],
+  ])('a long piece echoed cut: %#', (data, message) => {
+    const problems = parseCatalog(JSON.stringify(data)).problems;
+    expect(problems.map((p) => p.message)).toEqual([expect.stringContaining(message)]);
+    expect(problems[0]!.message.length).toBeLessThan(300);
+  });
+
   it('names the line of the trigger a problem is about', () => {
     const text = '{\n  "triggers": {\n    "good": {},\n    "bad": { "value": "maybe" }\n  }\n}\n';
     expect(parseCatalog(text).problems).toEqual([expect.objectContaining({ line: 4 })]);
