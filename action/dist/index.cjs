@@ -46146,7 +46146,9 @@ _trigger() {
         line=\${line%%$'\\t'*} line=\${line:skip}
         if [[ $quote == "'" ]]; then line=\${line//\\'/\\'\\\\\\'\\'}
         elif [[ $quote ]]; then line=\${line//\\\\/\\\\\\\\} line=\${line//\\$/\\\\\\$} line=\${line//\\\`/\\\\\\\`} line=\${line//\\"/\\\\\\"} line=\${line//!/\\"\\\\!\\"}
-        elif [[ $line ]]; then printf -v line %q "$line"
+        elif [[ $line ]]; then
+          text='' && for ((i = 0; i < \${#line}; i++)); do [[ \${line:i:1} == [[:alnum:]_./@%+,:=-] || \${line:i:1} == [![:ascii:]] ]] || text+=\\\\; text+=\${line:i:1}; done
+          line=$text
         fi
         COMPREPLY+=("$line")
         ;;

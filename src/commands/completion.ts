@@ -211,7 +211,8 @@ export function runComplete(program: Command, words: string[], io: Output, env: 
 
 // bash: the words come from bash-completion's _get_comp_words_by_ref where loaded (it keeps `--format=csv` and `a:b` whole), else from
 // COMP_WORDS joined at `=` and `:`; they are asked without quotes and backslashes, read without eval (that would run a `$(...)`). Readline
-// replaces only $2 (after the last `=` or `:`, or an open quote): an answer keeps what follows, quoted as printf %q does or for the quote.
+// replaces only $2 (after the last `=` or `:`, or an open quote): an answer keeps what follows, quoted for the quote, else a backslash
+// before each ASCII mark (printf %q's $'\303' for a character past ASCII, in the C locale, was cut by readline mid-escape).
 const BASH = `# trigger completion for bash: source <(trigger completion bash)
 # On every Tab it asks \`trigger __complete\`, so it always matches the trigger installed.
 _trigger_unquote() {
@@ -252,7 +253,9 @@ _trigger() {
         line=\${line%%$'\\t'*} line=\${line:skip}
         if [[ $quote == "'" ]]; then line=\${line//\\'/\\'\\\\\\'\\'}
         elif [[ $quote ]]; then line=\${line//\\\\/\\\\\\\\} line=\${line//\\$/\\\\\\$} line=\${line//\\\`/\\\\\\\`} line=\${line//\\"/\\\\\\"} line=\${line//!/\\"\\\\!\\"}
-        elif [[ $line ]]; then printf -v line %q "$line"
+        elif [[ $line ]]; then
+          text='' && for ((i = 0; i < \${#line}; i++)); do [[ \${line:i:1} == [[:alnum:]_./@%+,:=-] || \${line:i:1} == [![:ascii:]] ]] || text+=\\\\; text+=\${line:i:1}; done
+          line=$text
         fi
         COMPREPLY+=("$line")
         ;;
