@@ -46069,13 +46069,18 @@ function runComplete(program2, words, io, env2, cwd) {
   } catch {
   }
   const seen = /* @__PURE__ */ new Set();
+  const ansi = env2.TRIGGER_COMPLETE_SHELL === "bash";
   const offered = answer.candidates.filter((c) => {
-    if (!c.value.startsWith(partial) || seen.has(c.value) || printable(c.value) !== c.value) return false;
+    if (!c.value.startsWith(partial) || seen.has(c.value)) return false;
+    const unsaid = !ansi || /[\p{Cc}\p{Cs}]/u.test(c.value);
+    if (printable(c.value) !== c.value && unsaid) return false;
     seen.add(c.value);
     return true;
   });
+  const bytes = (c) => /[\\'!]/.test(c) || printable(c) !== c ? Buffer.from(c).toString("hex").replace(/../g, "\\x$&") : c;
+  const shown2 = (value) => printable(value) === value ? value : `	$'${[...value].map(bytes).join("")}'`;
   const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
-  const lines = offered.map((c) => c.description ? `${c.value}	${oneLine(c.description)}` : c.value);
+  const lines = offered.map((c) => c.description ? `${shown2(c.value)}	${oneLine(c.description)}` : shown2(c.value));
   io.write(`${[...lines, answer.files ? ":files" : ":plain"].join("\n")}
 `);
   return 0;
@@ -46142,6 +46147,7 @@ _trigger() {
     case $line in
       :files) directive=files ;;
       :plain) ;;
+      $'\\t'*) line=\${line:1} && ((skip == 0)) && [[ -z $quote ]] && COMPREPLY+=("\${line%%$'\\t'*}") ;; # as $'...', whole
       *)
         line=\${line%%$'\\t'*} line=\${line:skip}
         if [[ $quote == "'" ]]; then line=\${line//\\'/\\'\\\\\\'\\'}
@@ -46153,7 +46159,7 @@ _trigger() {
         COMPREPLY+=("$line")
         ;;
     esac
-  done < <(trigger __complete "\${asked[@]}" 2>/dev/null)
+  done < <(TRIGGER_COMPLETE_SHELL=bash trigger __complete "\${asked[@]}" 2>/dev/null)
   if [[ $directive == files ]]; then
     compopt -o filenames 2>/dev/null
     if declare -F _filedir >/dev/null 2>&1; then

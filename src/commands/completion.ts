@@ -196,15 +196,20 @@ export function runComplete(program: Command, words: string[], io: Output, env: 
     // nothing to offer
   }
   const seen = new Set<string>();
+  // A control breaks the line protocol; an invisible character (Cf, U+FE0F) raw reaches the terminal, and escaped is another id. bash's
+  // script asks for such an id as $'...' with it as its bytes, read back as the id in any locale (docs/choices.md); zsh and fish get none.
+  const ansi = env.TRIGGER_COMPLETE_SHELL === 'bash';
   const offered = answer.candidates.filter((c) => {
-    // A value with a control character would break the line protocol and the shells' lists, and one with an escape or an invisible (Cf)
-    // character would reach the terminal raw; escaped, it would complete to another id, so it is not offered at all.
-    if (!c.value.startsWith(partial) || seen.has(c.value) || printable(c.value) !== c.value) return false;
+    if (!c.value.startsWith(partial) || seen.has(c.value)) return false;
+    const unsaid = !ansi || /[\p{Cc}\p{Cs}]/u.test(c.value); // a control, or half a character
+    if (printable(c.value) !== c.value && unsaid) return false;
     seen.add(c.value);
     return true;
   });
+  const bytes = (c: string) => (/[\\'!]/.test(c) || printable(c) !== c ? Buffer.from(c).toString('hex').replace(/../g, '\\x$&') : c);
+  const shown = (value: string) => (printable(value) === value ? value : `\t$'${[...value].map(bytes).join('')}'`); // a tab: taken as it is
   const oneLine = (text: string) => printable(text.replace(CONTROLS, ' ').trim());
-  const lines = offered.map((c) => (c.description ? `${c.value}\t${oneLine(c.description)}` : c.value));
+  const lines = offered.map((c) => (c.description ? `${shown(c.value)}\t${oneLine(c.description)}` : shown(c.value)));
   io.write(`${[...lines, answer.files ? ':files' : ':plain'].join('\n')}\n`);
   return 0;
 }
@@ -249,6 +254,7 @@ _trigger() {
     case $line in
       :files) directive=files ;;
       :plain) ;;
+      $'\\t'*) line=\${line:1} && ((skip == 0)) && [[ -z $quote ]] && COMPREPLY+=("\${line%%$'\\t'*}") ;; # as $'...', whole
       *)
         line=\${line%%$'\\t'*} line=\${line:skip}
         if [[ $quote == "'" ]]; then line=\${line//\\'/\\'\\\\\\'\\'}
@@ -260,7 +266,7 @@ _trigger() {
         COMPREPLY+=("$line")
         ;;
     esac
-  done < <(trigger __complete "\${asked[@]}" 2>/dev/null)
+  done < <(TRIGGER_COMPLETE_SHELL=bash trigger __complete "\${asked[@]}" 2>/dev/null)
   if [[ $directive == files ]]; then
     compopt -o filenames 2>/dev/null
     if declare -F _filedir >/dev/null 2>&1; then

@@ -19,7 +19,7 @@ beforeAll(() => {
   box = sandbox();
   work = path.join(box.home, 'repo');
   fs.mkdirSync(work);
-  const ids = ['signup', "it's", 'naïve x', 'café', 'cafè', 'a$b c'];
+  const ids = ['signup', "it's", 'naïve x', 'café', 'cafè', 'a$b c', '\u2764\ufe0f-liked', 'zw\u200bsp'];
   fs.writeFileSync(path.join(work, 'triggers.json'), JSON.stringify({ triggers: Object.fromEntries(ids.map((id) => [id, {}])) }));
 });
 afterAll(() => box?.cleanup());
@@ -54,6 +54,11 @@ describe.runIf(needs(...SHELL_NEEDS.bash))('in a real bash', () => {
     ])('%s<Tab> completes inside that quote, and bash reads the id', async (typed, shown, read) => {
       await completes(session, typed, shown, read);
     });
+
+    it("an id with U+FE0F is completed as $'...' with its bytes: seen on the line, read as the id", async () => {
+      // Was: nothing offered, ever (the id shown escaped, \ufe0f, is another id).
+      await completes(session, 'trigger fire \u2764', /^\$ trigger fire \$'\u2764\\xef\\xb8\\x8f-liked'\s*$/m, '<\u2764\ufe0f-liked>');
+    });
   });
 
   describe('in the C locale', () => {
@@ -70,6 +75,10 @@ describe.runIf(needs(...SHELL_NEEDS.bash))('in a real bash', () => {
     it("two ids that differ past ASCII leave their common bytes, not a $'...' quote cut inside an escape", async () => {
       // Was: `trigger fire $'caf\303\25`, and Enter waited for the quote to close.
       await completes(session, 'trigger fire ca', /^\$ trigger fire caf\S*\s*$/m, "<$'caf\\303'>");
+    });
+
+    it("an id with U+200B is completed as $'...' with its bytes, which the C locale reads as the id", async () => {
+      await completes(session, 'trigger fire zw', /^\$ trigger fire \$'zw\\xe2\\x80\\x8bsp'\s*$/m, "<$'zw\\342\\200\\213sp'>");
     });
 
     it('an ASCII mark is still escaped: the id is one word', async () => {
