@@ -106,7 +106,16 @@ import { join } from 'node:path';
 // columns keeps it as read, not sent without its value by a replay (+8). A dry run writes no failed file (+0). A user's own
 // NDJSON error member is data, as a CSV's column: read as trigger's only when the first says "line N: " (+2).
 // Off a terminal, the read for --journal says so in one plain line once it has taken 2 s (a minute silent in CI; +7).
-const BUDGET = 12_025;
+// fix26b: a time-out after an answer's status line, before its headers ended, says the answer began, not "no response" (+6).
+// fix26b: --verbose says "(cut short)" where the error does, and "no whole answer" for a time-out after an answer began (+4).
+// fix26b: a catalog's "ids" profile key echoed cut and escaped, as a long --profile is, not whole (fix25d's note, +2).
+// fix26b: every other piece of a catalog echoed in its problems (keys, fields, ids, a string where an object goes), and a typed
+// trigger id not in it, cut the same way (+3).
+// fix26b: bash completes an id with a backslash before each ASCII mark, not printf %q, whose $'\303\251' in the C locale readline
+// cut inside an escape when two ids differed past ASCII (+3).
+// fix26b: bash is offered an id with an invisible character (U+FE0F, U+200B) as $'...' with that character as its bytes, where it
+// was never offered (+6).
+const BUDGET = 12_049;
 const GOAL = 11_600;
 
 function lines(dir) {
