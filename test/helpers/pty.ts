@@ -68,6 +68,8 @@ export interface Terminal {
   waitFor(wanted: Wanted): Promise<string>;
   /** Types on the terminal, as a person at the keyboard (a string, so '\x03' is Ctrl-C). */
   type(text: string): void;
+  /** Resizes the terminal, as a person dragging its window: the program gets SIGWINCH. */
+  resize(rows: number, cols: number): void;
   /** The end of the run. */
   done: Promise<TerminalRun>;
 }
@@ -134,6 +136,9 @@ export function startTerminal(args: string[], options: TerminalSize): Terminal {
       }),
     type(typed) {
       if (!ended) child.stdin.write(`${JSON.stringify(typed)}\n`);
+    },
+    resize(rows, cols) {
+      if (!ended) child.stdin.write(`${JSON.stringify({ resize: [rows, cols] })}\n`);
     },
     done,
   };

@@ -3,7 +3,7 @@
 For the terminal tests (test/helpers/pty.ts): stdin, stdout and stderr are all the terminal, as in
 a person's shell. Reads JSON lines on stdin: first the run,
   {"argv": [...], "env": {...}, "rows": 24, "cols": 80, "timeout": 20}
-then, at any time, a JSON string to type on the terminal. Writes JSON lines on stdout: {"out": what
+then, at any time, a JSON string to type on the terminal, or {"resize": [rows, cols]} to resize it (the program gets SIGWINCH). Writes JSON lines on stdout: {"out": what
 the terminal received, as latin-1} as it comes, so that the test can act on it (type a key, answer a
 request), then {"status": exit code (or -signal)} at the end. Each "out", and each change between
 them, carries the state a person cannot see but a test must wait for: "echo" (whether the terminal
@@ -53,8 +53,17 @@ def state():
     return {"echo": echo}
 
 
+def act(line):
+    """Types a JSON string on the terminal, or resizes it ({"resize": [rows, cols]}: the kernel sends the program SIGWINCH)."""
+    message = json.loads(line)
+    if isinstance(message, dict):
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", *message["resize"], 0, 0))
+    else:
+        os.write(fd, message.encode())
+
+
 for line in lines:
-    os.write(fd, json.loads(line).encode())
+    act(line)
 last_state = None
 deadline = time.time() + cfg.get("timeout", 20)
 stdin_open = True
@@ -68,7 +77,7 @@ while time.time() < deadline:
             stdin_open = False
         else:
             for line in got:
-                os.write(fd, json.loads(line).encode())
+                act(line)
     if fd in ready:
         try:
             chunk = os.read(fd, 65536)
