@@ -29,9 +29,9 @@ export class Progress {
 
   draw(): void {
     if (this.#plain) return this.#io.stderr(this.#render());
-    // Cut to the terminal's width, read at each draw (it may be resized), less the last column where some terminals wrap:
-    // `\r ESC[K` clears one row, so a wrapped line left a row behind at every redraw (a 20-column pane, 81 characters when stopping).
-    this.#io.writeErr(`\r\x1b[K${fit(this.#render(), this.#io.terminal.columns - 1)}`);
+    // One row, cut to the terminal's width, read at each draw (it may be resized), less ROOM: `\r ESC[K` clears one row, so a wrapped
+    // line left a row behind at every redraw (a 20-column pane, 81 characters when stopping; at 80, the tty's ^C echo: audit25 #8).
+    this.#io.writeErr(`\r\x1b[K${fit(this.#render(), this.#io.terminal.columns - ROOM)}`);
     this.#shown = true;
   }
 
@@ -46,19 +46,23 @@ export class Progress {
   }
 }
 
-/** `line` cut to `width` columns (0 or less: the width is unknown, as it is); colour codes take none, and one cut inside them is closed. */
-function fit(line: string, width: number): string {
-  if (width < 1) return line;
-  let [shown, out] = [0, ''];
-  // eslint-disable-next-line no-control-regex
-  for (const piece of line.split(/(\x1b\[[0-9;]*m)/)) {
-    if (piece.startsWith('\x1b[')) {
-      out += piece;
-      continue;
-    }
-    const chars = [...piece];
-    if (shown + chars.length > width) return out + chars.slice(0, width - shown).join('') + (out.includes('\x1b[') ? '\x1b[0m' : '');
-    [shown, out] = [shown + chars.length, out + piece];
-  }
-  return out;
+/** Left free: the last column, where some terminals wrap, and two for ^C's echo. Made narrower, no row is cleared upwards (docs/choices.md). */
+export const ROOM = 3;
+// eslint-disable-next-line no-control-regex
+const [CODES, SEPARATOR] = [/\x1b\[[0-9;]*m/g, /(?=(?:\x1b\[[0-9;]*m)* \u00b7 )/];
+const shown = (text: string) => [...text.replace(CODES, '')].length;
+
+/**
+ * `line` cut to `width` columns (0 or less: the width is unknown, as it is). The parts between ` · ` before the last go first, so that the
+ * last (the stop, or the ETA) shows whole; then whole words, with `…` (a word longer than the width is cut). Colour codes take none.
+ */
+export function fit(line: string, width: number): string {
+  if (width < 1 || shown(line) <= width) return line;
+  const parts = line.split(SEPARATOR);
+  while (parts.length > 2 && shown(parts.join('')) > width) parts.splice(-2, 1);
+  if (shown(parts.join('')) <= width) return parts.join('');
+  const words = parts.join('').split(/(?= )/);
+  while (words.length > 1 && (shown(words.join('')) >= width || words.at(-1)!.replace(CODES, '') === ' \u00b7')) words.pop();
+  const cut = words.length > 1 ? words.join('') : [...words[0]!.replace(CODES, '')].slice(0, width - 1).join('');
+  return `${cut}\u2026${cut.includes('\x1b[') ? '\x1b[0m' : ''}`;
 }

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { paceWords, progressLine, stepSummary } from '../../src/batch/report.js';
 import { emptyCounts } from '../../src/batch/recorder.js';
 import { PLAIN as plainPalette } from '../../src/output/colors.js';
-import { PLAIN_PROGRESS_MS, Progress } from '../../src/output/progress.js';
+import { fit, PLAIN_PROGRESS_MS, Progress, ROOM } from '../../src/output/progress.js';
 import { capturingOutput } from '../helpers/in-process.js';
 
 afterEach(() => {
@@ -36,21 +36,35 @@ describe('Progress without a terminal', () => {
 });
 
 describe('Progress in a terminal', () => {
-  it('draws the line cut to the width the terminal reports, less one column, colour codes kept and closed', () => {
+  // eslint-disable-next-line no-control-regex
+  const shown = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replace('\r', '');
+  const STOPPING = 'batch 24/300 rows · 0 failed · 12/s · 4 in flight · stopping: nothing more is sent';
+
+  it('draws the line cut to the width the terminal reports, less three columns, colour codes kept and closed', () => {
     const { io, stderr } = capturingOutput();
-    const width = { columns: 20 };
+    const width = { columns: 24 };
     Object.defineProperties(stderr, { isTTY: { value: true }, columns: { get: () => width.columns } });
     const colored = `\x1b[32m✔ batch\x1b[39m 12/300 rows · 0 failed · 7/s · 4 in flight`;
     const progress = new Progress(io, () => colored);
     progress.draw();
-    // eslint-disable-next-line no-control-regex
-    const shown = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replace('\r', '');
-    expect(shown(stderr.text)).toBe('✔ batch 12/300 rows');
+    expect(shown(stderr.text)).toBe('✔ batch 12/300 rows…');
     expect(stderr.text.endsWith('\x1b[0m')).toBe(true);
     // Resized: read again at the next draw. Unknown (0): drawn whole, as before.
     width.columns = 0;
     progress.draw();
     expect(shown(stderr.text.slice(stderr.text.lastIndexOf('\r')))).toBe(shown(colored));
+  });
+
+  it("leaves room for the terminal's ^C echo, and keeps the stop whole: the parts before it go first, then it is cut at a word (audit25 #8)", () => {
+    // At 80 columns the line was cut to 79: the echo of ^C wrapped, and the stop read `stopping: nothing more is s`.
+    expect(fit(STOPPING, 80 - ROOM)).toBe('batch 24/300 rows · 0 failed · 12/s · stopping: nothing more is sent');
+    const dim = (text: string) => `\x1b[2m${text}\x1b[22m`;
+    const colored = STOPPING.split(' · ').join(dim(' · '));
+    expect(fit(colored, 80 - ROOM)).toBe(['batch 24/300 rows', '0 failed', '12/s', 'stopping: nothing more is sent'].join(dim(' · ')));
+    expect(fit(STOPPING, 40 - ROOM)).toBe('batch 24/300 rows · stopping:…');
+    expect(fit('batch 24/300 rows · ETA 3 s', 10)).toBe('batch…');
+    expect(fit('a-very-long-single-word', 10)).toBe('a-very-lo…');
+    expect(fit(STOPPING, 200)).toBe(STOPPING);
   });
 });
 
