@@ -5,7 +5,8 @@
  * Retry-After): once on the rota, the service's acceptances in each 2 s turn are (nearly all) the turn owner's.
  * What the rota decides is pinned on the simulated clock in test/unit/pace-*.test.ts; this file shows
  * only that the binary uses it. It reads the server's wall clock (Date.now, the rota's own clock),
- * never a process's time: under load a turn still goes to its owner, only fuller or emptier.
+ * never a process's time: under load a turn still goes to its owner, only fuller or emptier, but for one whose shard's process
+ * did not run for part of it (see OWNED).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,11 +26,17 @@ const TURN_MS = 2_000;
 /** The pace learns the limit is a rate (10 accepted, 10 refused) and starts the rota: turns judged from this long after the start. */
 const SETTLED_MS = 5_000;
 /**
- * At least FEW whole turns judged, and the owner's share of a turn at least OWNED on average over them. Measured (2026-11-28,
- * 2 cores, 27 runs with the rota, 21 of them beside two busy loops): 4-7 turns judged (5-7 with these settings), the owner's
- * share 1.00 in most turns, the lowest 0.70, the mean per run 0.91-1.00. Without it (`rota` left out of batch.ts, 17 runs):
- * 0.00-0.97 a turn, the mean per run 0.06-0.63, one shard often done seconds before the other (1-6 turns judged). "90% of a
- * turn's in 70% of the turns" failed 2 runs of 16 with the rota.
+ * At least FEW whole turns judged, and the owner's share of a turn at least OWNED on average over them, the lowest left out.
+ * Measured (2026-11-28, 2 cores, 27 runs with the rota, 21 of them beside two busy loops): 4-7 turns judged (5-7 with these
+ * settings), the owner's share 1.00 in most turns, the lowest 0.70, the mean per run 0.91-1.00. Without it (`rota` left out of
+ * batch.ts, 17 runs): 0.00-0.97 a turn, the mean per run 0.06-0.63, one shard often done seconds before the other (1-6 turns
+ * judged). "90% of a turn's in 70% of the turns" failed 2 runs of 16 with the rota.
+ * The lowest turn is left out (flake26, 2026-11-29): a shard whose process does not run for part of its turn has the rest of it
+ * taken over, as the rota means (the other's probes find the limit free, and five accepted say that shard is gone). Shard 1
+ * stopped (SIGSTOP) for 700 ms in one of its turns, 4 runs: that turn 0.53-0.71, the mean 0.83-0.95. One of 63 CI runs failed
+ * so, with four turns judged: 1.00 0.73 1.00 0.41, mean 0.78. With the lowest left out, 21 runs with the rota (8 beside a busy
+ * loop on one core, 6 beside two other e2e files, the 4 stopped): 0.93-1.00, and that CI run 0.91; without the rota, 9 runs:
+ * 0.49-0.72.
  */
 const [OWNED, FEW] = [0.8, 4];
 
@@ -109,9 +116,10 @@ describe('--shard on a strict rate', () => {
     // Judged while both send: up to the earlier shard's last acceptance (then the other takes over its turns).
     const last = Math.min(...[1, 2].map((i) => Math.max(...accepted.filter((a) => a.shard === i).map((a) => a.at))));
     const shares = ownerShares(accepted, start + SETTLED_MS, last);
-    const mean = shares.reduce((sum, share) => sum + share, 0) / shares.length;
+    const counted = [...shares].sort((a, b) => a - b).slice(1); // the lowest left out (see OWNED)
+    const mean = counted.reduce((sum, share) => sum + share, 0) / counted.length;
     const seen = shares.map((share) => share.toFixed(2)).join(' ');
-    expect(mean, `the owner's share of each turn: ${seen}`).toBeGreaterThanOrEqual(OWNED);
+    expect(mean, `the owner's share of each turn (the lowest left out): ${seen}`).toBeGreaterThanOrEqual(OWNED);
     expect(shares.length, `turns judged (both shards sending): ${seen}`).toBeGreaterThanOrEqual(FEW);
   }, 55_000);
 });
