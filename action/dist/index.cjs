@@ -5113,9 +5113,9 @@ function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, option
     error: rawJson(toJson(errorJsonFields(error2, mask, options)))
   });
 }
-function headerLines(prefix, headers, shown2 = (text) => text) {
+function headerLines(prefix, headers, shown3 = (text) => text) {
   return Object.entries(headers).flatMap(
-    ([name, value]) => [value ?? []].flat().map((v) => `${prefix} ${printable(shown2(name))}: ${printable(shown2(v))}`)
+    ([name, value]) => [value ?? []].flat().map((v) => `${prefix} ${printable(shown3(name))}: ${printable(shown3(v))}`)
   );
 }
 function verboseLines(event, c, mask) {
@@ -32674,6 +32674,58 @@ var init_client = __esm({
   }
 });
 
+// src/output/progress.ts
+function fit(line2, width) {
+  if (width < 1 || shown(line2) <= width) return line2;
+  const parts = line2.split(SEPARATOR);
+  while (parts.length > 2 && shown(parts.join("")) > width) parts.splice(-2, 1);
+  if (shown(parts.join("")) <= width) return parts.join("");
+  const words = parts.join("").split(/(?= )/);
+  while (words.length > 1 && (shown(words.join("")) >= width || words.at(-1).replace(CODES, "") === " \xB7")) words.pop();
+  const cut = words.length > 1 ? words.join("") : [...words[0].replace(CODES, "")].slice(0, width - 1).join("");
+  return `${cut}\u2026${cut.includes("\x1B[") ? "\x1B[0m" : ""}`;
+}
+var PLAIN_PROGRESS_MS, Progress, ROOM, CODES, SEPARATOR, shown;
+var init_progress = __esm({
+  "src/output/progress.ts"() {
+    "use strict";
+    PLAIN_PROGRESS_MS = 1e4;
+    Progress = class {
+      #io;
+      #render;
+      #plain;
+      #timer;
+      #shown = false;
+      /** `plain`: a plain line now and then instead of one redrawn in place. */
+      constructor(io, render, options = {}) {
+        this.#io = io;
+        this.#render = render;
+        this.#plain = options.plain === true;
+      }
+      start() {
+        this.#timer = setInterval(() => this.draw(), this.#plain ? PLAIN_PROGRESS_MS : 200);
+        this.#timer.unref();
+      }
+      draw() {
+        if (this.#plain) return this.#io.stderr(this.#render());
+        this.#io.writeErr(`\r\x1B[K${fit(this.#render(), this.#io.terminal.columns - ROOM)}`);
+        this.#shown = true;
+      }
+      clear() {
+        if (this.#shown) this.#io.writeErr("\r\x1B[K");
+        this.#shown = false;
+      }
+      stop() {
+        clearInterval(this.#timer);
+        this.clear();
+      }
+    };
+    ROOM = 3;
+    [CODES, SEPARATOR] = [/\x1b\[[0-9;]*m/g, /(?=(?:\x1b\[[0-9;]*m)* \u00b7 )/];
+    shown = (text) => [...text.replace(CODES, "")].length;
+  }
+});
+
 // node_modules/mimic-function/index.js
 function mimicFunction(to, from, { ignoreNonConfigurable = false } = {}) {
   const { name } = to;
@@ -35822,17 +35874,21 @@ function startSpinner(text, enabled, color, stream) {
   let stopped = false;
   let spinner;
   let current = text;
+  const cut = () => fit(current, (stream.columns ?? 0) - ROOM - 2);
+  const resized = () => spinner && (spinner.text = cut());
+  stream.on("resize", resized);
   void Promise.resolve().then(() => (init_ora(), ora_exports)).then(({ default: ora2 }) => {
-    if (!stopped) spinner = ora2({ text: current, stream, discardStdin: false, color: color ? "cyan" : false }).start();
+    if (!stopped) spinner = ora2({ text: cut(), stream, discardStdin: false, color: color ? "cyan" : false }).start();
   }).catch(() => void 0);
   return {
     stop() {
       stopped = true;
+      stream.off("resize", resized);
       spinner?.stop();
     },
     update(next) {
       current = next;
-      if (spinner) spinner.text = next;
+      if (spinner) spinner.text = cut();
     }
   };
 }
@@ -35840,6 +35896,7 @@ var NONE, spinnerWanted;
 var init_spinner = __esm({
   "src/output/spinner.ts"() {
     "use strict";
+    init_progress();
     NONE = { stop() {
     }, update() {
     } };
@@ -37109,8 +37166,8 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
     }
     if (options.dryRun) return printDryRun(settings, event, options, io, env2);
     const firing = `firing ${shownId(triggerId)} for ${shownId(userId)}`;
-    const shown2 = spinnerWanted(env2, io.terminal) && !options.quiet && !options.verbose;
-    const spinner = startSpinner(firing, shown2, io.errColors.enabled, io.terminal.stream);
+    const shown3 = spinnerWanted(env2, io.terminal) && !options.quiet && !options.verbose;
+    const spinner = startSpinner(firing, shown3, io.errColors.enabled, io.terminal.stream);
     const onRetry = (delayMs, reason2) => spinner.update(`${printable(reason2)}: waiting ${formatMs(delayMs)} to retry ${shownId(triggerId)} for ${shownId(userId)}`);
     const controller = new AbortController();
     const removeSignals = onStopSignals((signal) => controller.abort(signal));
@@ -44007,8 +44064,8 @@ var init_pace = __esm({
           const slots = told || !this.#leftSlots && this.#slotsSeen >= SLOTS_SEEN && 4 * this.#recentPushBacks < this.#recentCount;
           const [probes, out, starts] = this.#relay;
           const share = (probes - out) / starts;
-          const shown2 = (this.#alone ? probes - out : probes - 2 * out) >= PROBES_IN;
-          const random = shown2 && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1;
+          const shown3 = (this.#alone ? probes - out : probes - 2 * out) >= PROBES_IN;
+          const random = shown3 && share >= MAX_NOISE && Math.abs(Math.log2(out / probes / share)) < 1;
           if (slots || random) {
             this.#noise = Math.max(this.#noise, random ? this.#recentPushBacks / Math.max(1, this.#recentCount) : SLOTS_NOISE);
             if (slots) [this.#leftSlots, this.#slotsLeftAt] = [true, now];
@@ -44563,59 +44620,6 @@ var init_pace = __esm({
   }
 });
 
-// src/output/progress.ts
-function fit(line2, width) {
-  if (width < 1) return line2;
-  let [shown2, out] = [0, ""];
-  for (const piece of line2.split(/(\x1b\[[0-9;]*m)/)) {
-    if (piece.startsWith("\x1B[")) {
-      out += piece;
-      continue;
-    }
-    const chars = [...piece];
-    if (shown2 + chars.length > width) return out + chars.slice(0, width - shown2).join("") + (out.includes("\x1B[") ? "\x1B[0m" : "");
-    [shown2, out] = [shown2 + chars.length, out + piece];
-  }
-  return out;
-}
-var PLAIN_PROGRESS_MS, Progress;
-var init_progress = __esm({
-  "src/output/progress.ts"() {
-    "use strict";
-    PLAIN_PROGRESS_MS = 1e4;
-    Progress = class {
-      #io;
-      #render;
-      #plain;
-      #timer;
-      #shown = false;
-      /** `plain`: a plain line now and then instead of one redrawn in place. */
-      constructor(io, render, options = {}) {
-        this.#io = io;
-        this.#render = render;
-        this.#plain = options.plain === true;
-      }
-      start() {
-        this.#timer = setInterval(() => this.draw(), this.#plain ? PLAIN_PROGRESS_MS : 200);
-        this.#timer.unref();
-      }
-      draw() {
-        if (this.#plain) return this.#io.stderr(this.#render());
-        this.#io.writeErr(`\r\x1B[K${fit(this.#render(), this.#io.terminal.columns - 1)}`);
-        this.#shown = true;
-      }
-      clear() {
-        if (this.#shown) this.#io.writeErr("\r\x1B[K");
-        this.#shown = false;
-      }
-      stop() {
-        clearInterval(this.#timer);
-        this.clear();
-      }
-    };
-  }
-});
-
 // src/commands/batch.ts
 var batch_exports = {};
 __export(batch_exports, {
@@ -44692,13 +44696,13 @@ async function readForJournal(files, options, { io, env: env2 }, heard) {
   const [done, total] = [[], files.reduce((n, f) => n + import_node_fs13.default.statSync(f).size, 0)];
   let read = 0;
   const line2 = (more = "") => io.errColors.dim(`reading the input for --journal: ${formatCount(read / 1e6)} of ${formatCount(total / 1e6)} MB${more}`);
-  const shown2 = spinnerWanted(env2, io.terminal) && !options.quiet && !options.json && !options.verbose;
-  const progress = shown2 ? new Progress(io, line2) : void 0;
+  const shown3 = spinnerWanted(env2, io.terminal) && !options.quiet && !options.json && !options.verbose;
+  const progress = shown3 ? new Progress(io, line2) : void 0;
   progress?.draw();
   progress?.start();
   let now = files[0];
   const said2 = () => io.stderr(line2(` so far (${now}); sending starts once it is read`));
-  const slow = shown2 || options.quiet ? void 0 : setTimeout(said2, SLOW_HASH_MS).unref();
+  const slow = shown3 || options.quiet ? void 0 : setTimeout(said2, SLOW_HASH_MS).unref();
   try {
     for (const file of files) done.push(await fingerprintOf(now = file, heard, (n) => read += n));
   } catch (error2) {
@@ -44952,7 +44956,7 @@ function settingName(name) {
   if (found2) return found2;
   throw new UsageError(`unknown setting "${name}"; the settings are: ${Object.keys(SETTINGS2).join(", ")}`);
 }
-async function shown(name, profileName, profile) {
+async function shown2(name, profileName, profile) {
   if (name === "api-key" && profile?.apiKeyStorage === "keychain" && typeof profile.apiKey !== "string") {
     try {
       return `${maskKey(await loadKey(profileName))} (in ${storeName()})`;
@@ -45014,7 +45018,7 @@ async function get(nameArgument, options, { io, env: env2 }) {
   const { file, name: profileName, profile } = target(options, env2, true);
   const names = nameArgument === void 0 ? Object.keys(SETTINGS2) : [settingName(nameArgument)];
   const values = /* @__PURE__ */ new Map();
-  for (const name of names) values.set(name, await shown(name, profileName, profile));
+  for (const name of names) values.set(name, await shown2(name, profileName, profile));
   const overridden = names.filter((name) => env2[SETTINGS2[name].env]);
   if (nameArgument !== void 0 && values.get(names[0]) === void 0 && !overridden.length) {
     const hint = `run: trigger config ${SETTINGS2[names[0]].set}${profileName === "default" ? "" : ` --profile ${profileName}`}`;
@@ -45045,8 +45049,8 @@ async function list(options, { io, env: env2 }) {
   const active = selectedProfile({}, env2, config);
   const rows2 = [];
   for (const [name, profile] of Object.entries(profiles)) {
-    const apiKey = await shown("api-key", name, profile) ?? null;
-    const baseUrl = await shown("base-url", name, profile) ?? null;
+    const apiKey = await shown2("api-key", name, profile) ?? null;
+    const baseUrl = await shown2("base-url", name, profile) ?? null;
     rows2.push({ profile: name, active: name === active.name, apiKey, baseUrl });
   }
   if (options.json) return io.json(JSON.stringify({ file, active: active.name, profiles: rows2 }));
@@ -46078,9 +46082,9 @@ function runComplete(program2, words, io, env2, cwd) {
     return true;
   });
   const bytes = (c) => /[\\'!]/.test(c) || printable(c) !== c ? Buffer.from(c).toString("hex").replace(/../g, "\\x$&") : c;
-  const shown2 = (value) => printable(value) === value ? value : `	$'${[...value].map(bytes).join("")}'`;
+  const shown3 = (value) => printable(value) === value ? value : `	$'${[...value].map(bytes).join("")}'`;
   const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
-  const lines = offered.map((c) => c.description ? `${shown2(c.value)}	${oneLine(c.description)}` : shown2(c.value));
+  const lines = offered.map((c) => c.description ? `${shown3(c.value)}	${oneLine(c.description)}` : shown3(c.value));
   io.write(`${[...lines, answer.files ? ":files" : ":plain"].join("\n")}
 `);
   return 0;
@@ -46712,13 +46716,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
     return 2;
   }
   const log = new StepLog(streams.stderr, env2);
-  let shown2 = 0;
+  let shown3 = 0;
   let hidden2 = 0;
   const results = new Results(
     (line2, error2) => {
       if (step.mode !== "batch" || error2.kind === "unsent") return;
-      if (shown2 === SHOWN_FAILURES) return void hidden2++;
-      shown2++;
+      if (shown3 === SHOWN_FAILURES) return void hidden2++;
+      shown3++;
       io.stderr(failureLine(typeof line2 === "number" || typeof line2 === "string" ? line2 : "?", error2.message ?? "", io.errColors));
     },
     (line2) => streams.stdout.write(`${line2}
