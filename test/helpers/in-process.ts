@@ -49,8 +49,11 @@ export function commandEnv(extra: NodeJS.ProcessEnv = {}): { env: NodeJS.Process
   return { env, home, cleanup: () => fs.rmSync(home, { recursive: true, force: true }) };
 }
 
-/** Runs `trigger <args>`; `cwd` is the command's working folder (where the catalog is looked for). */
-export async function runCommand(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<CommandRun> {
+/**
+ * Runs `trigger <args>`; `cwd` is the command's working folder (where the catalog is looked for, and a batch without --failed
+ * writes its failed file): the sandbox's HOME unless given, never the checkout (a batch left trigger-failed-*.csv there).
+ */
+export async function runCommand(args: string[], env: NodeJS.ProcessEnv, cwd = env.HOME): Promise<CommandRun> {
   const { io, stdout, stderr } = capturingOutput();
   const code = await straysCaught(stdout, stderr, () =>
     main(['node', 'trigger', ...args], { io, env, ...(cwd === undefined ? {} : { cwd }) }),
