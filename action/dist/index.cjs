@@ -5303,22 +5303,22 @@ function youngGenerationForParquet() {
 }
 function capYoungGeneration() {
   const v8 = process.getBuiltinModule("node:v8");
-  let holding = false;
+  let factor = 2;
   const check2 = () => {
-    const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
-    if (!young) return;
-    const atCap = young.space_size >= youngGenerationCap;
-    if (atCap === holding) return;
-    holding = atCap;
-    setV8Flags(`--semi-space-growth-factor=${atCap ? 1 : 2}`, "--semi-space-growth-factor=2");
+    const size = v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size || youngGenerationCap;
+    const next = size >= youngGenerationCap ? 1 : Math.max(2, Math.floor(youngGenerationCap / (size > 2 ** 20 ? size : 2 * size)));
+    if (next === factor) return;
+    factor = next;
+    setV8Flags(`--semi-space-growth-factor=${next}`, "--semi-space-growth-factor=2");
   };
+  check2();
   setV8Flags("--heap-growing-percent=5", "--heap-growing-percent=0");
   const timer = setInterval(check2, 10);
   timer.unref();
   return () => {
     clearInterval(timer);
     setV8Flags("--heap-growing-percent=0", "--heap-growing-percent=0");
-    if (holding) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
+    if (factor !== 2) setV8Flags("--semi-space-growth-factor=2", "--semi-space-growth-factor=2");
   };
 }
 var import_node_fs3, off, writableByOwnerOnly, ownedPrivately, MAX_RECORDS_BYTES, undoFlags, youngGenerationCap;
