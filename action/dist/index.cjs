@@ -43029,14 +43029,14 @@ async function countLines(file) {
   }
   return n;
 }
-function replayCommand(file, format2, trigger, next = { failed: replayNames(file).failed, journal: "" }) {
+function replayCommand(file, format2, trigger, next = { failed: replayNames(file).failed, journal: "" }, where2 = []) {
   const written = FORMAT_TABLE[format2].failedAs;
   const args = ["trigger", "batch", shellQuote(file)];
   if (formatFromName(file) !== written) args.push("--format", written);
   if (trigger && FORMAT_TABLE[format2].namesTriggers) args.push("--trigger", shellQuote(trigger));
   args.push("--failed", shellQuote(next.failed));
   if (next.journal) args.push("--journal", shellQuote(next.journal), "--resume");
-  return args.join(" ");
+  return [...args, ...where2].join(" ");
 }
 function replayNames(file) {
   const ext = import_node_path13.default.extname(file);
@@ -43074,7 +43074,7 @@ function resumeCommand(input2, options) {
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   if (options.from) args.push("--from", shellQuote(options.from));
   if (options.afterLine) args.push("--after-line", afterWords(options.afterLine));
-  return args.join(" ");
+  return [...args, ...options.where ?? []].join(" ");
 }
 function restCommand(input2, options, { file, line: line2, later = [], check: check2 }, cwd) {
   const found2 = input2.files.find((f) => f.name === file);
@@ -43097,7 +43097,7 @@ function restCommand(input2, options, { file, line: line2, later = [], check: ch
   if (options.shard) args.push("--shard", `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push("--columns", shellQuote(options.columns));
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
-  return `${found2.compression ? `${found2.compression} -t ${shellQuote(file)} && ` : ""}${args.join(" ")}`;
+  return `${found2.compression ? `${found2.compression} -t ${shellQuote(file)} && ` : ""}${[...args, ...options.where ?? []].join(" ")}`;
 }
 async function openWritten(input2, header, options, catalog, folder, warn, fingerprints) {
   const dryRun = options.dryRun === true;
@@ -44628,6 +44628,17 @@ __export(batch_exports, {
   batch: () => batch,
   command: () => command2
 });
+function whereFlags({ profile, allowHttp, catalog }, settings, cwd) {
+  const where2 = [];
+  const named = settings?.profile ?? profile;
+  if (named !== void 0 && named !== "default") where2.push("--profile", shellQuote(named));
+  if (settings?.baseUrlSource === "flag")
+    where2.push("--base-url", shellQuote(settings.baseUrl.href), ...allowHttp ? ["--allow-http"] : []);
+  if (settings?.apiKeySource === "flag") where2.push("--api-key", '"$TRIGGER_API_KEY"');
+  if (typeof catalog === "string") where2.push("--catalog", shellQuote(inFolder(cwd, catalog)));
+  else if (catalog === false) where2.push("--no-catalog");
+  return where2;
+}
 function command2(program2, ctx) {
   const batchCommand = program2.command("batch").description("report many events from CSV, NDJSON or Parquet files (gzip, zstd, folders of parts), or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace", concurrency, DEFAULT_CONCURRENCY).option(
     "--max-concurrency <n>",
@@ -44655,6 +44666,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await commandSettings(options, !dryRun, { io, env: env2, cwd }, !dryRun);
+  options.where = whereFlags(options, settings, cwd);
   const warn = (line2) => io.stderr(io.errColors.warn(line2));
   const found2 = options.trigger === void 0 ? void 0 : catalog?.resolve(options.trigger);
   if (found2 && !found2.ok)
@@ -44817,7 +44829,7 @@ function finish(run2, recorder, result, signal, stderr) {
     halted: signal || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
     failedFile: failed?.path,
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: errnoWords(failed.error) } : void 0,
-    next: resume ? { command: resumeCommand(input2, { ...options, failed: failed?.path }), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path)), resume } : void 0,
+    next: resume ? { command: resumeCommand(input2, { ...options, failed: failed?.path }), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path), options.where), resume } : void 0,
     notReadAfter: cut?.file ? { ...cut, rest: resume ? resumeCommand(input2, { ...options, failed: failed?.path }) : rest(cut) } : cut ? { line: result.lastLine, dropped: cut.dropped } : input2.damaged && { ...input2.damaged, dropped: 0, damaged: true, rest: rest(input2.damaged) },
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most }

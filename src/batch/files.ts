@@ -28,6 +28,7 @@ export interface BatchFiles {
   /** --after-line: the first file's rows up to this line are not read (what a stopped batch prints for the rows it left). */
   afterLine?: AfterLine | undefined;
   from?: string | undefined; // --from: the files before this one are not read (a stopped batch's rest of a folder)
+  where?: string[] | undefined; // The flags saying where rows go (service, catalog), quoted: every printed command carries them (audit26b).
 }
 
 /**
@@ -114,6 +115,7 @@ export function replayCommand(
   format: Format,
   trigger: string | undefined,
   next: { failed: string; journal: string } = { failed: replayNames(file).failed, journal: '' },
+  where: string[] = [],
 ): string {
   const written = FORMAT_TABLE[format].failedAs;
   const args = ['trigger', 'batch', shellQuote(file)];
@@ -123,7 +125,7 @@ export function replayCommand(
   args.push('--failed', shellQuote(next.failed));
   // Its own journal (see replayNames): the command can then be run again as it stands.
   if (next.journal) args.push('--journal', shellQuote(next.journal), '--resume');
-  return args.join(' ');
+  return [...args, ...where].join(' ');
 }
 
 /**
@@ -176,7 +178,7 @@ export function resumeCommand(input: Input, options: BatchFiles): string {
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
   if (options.from) args.push('--from', shellQuote(options.from));
   if (options.afterLine) args.push('--after-line', afterWords(options.afterLine));
-  return args.join(' ');
+  return [...args, ...(options.where ?? [])].join(' ');
 }
 
 /**
@@ -212,7 +214,7 @@ export function restCommand(input: Input, options: BatchFiles, { file, line, lat
   if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
   if (options.columns) args.push('--columns', shellQuote(options.columns));
   if (options.trigger) args.push('--trigger', shellQuote(options.trigger));
-  return `${found.compression ? `${found.compression} -t ${shellQuote(file)} && ` : ''}${args.join(' ')}`;
+  return `${found.compression ? `${found.compression} -t ${shellQuote(file)} && ` : ''}${[...args, ...(options.where ?? [])].join(' ')}`;
 }
 
 /** The files a batch writes besides stdout, and the locks that keep other runs off them. */

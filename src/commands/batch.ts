@@ -19,7 +19,7 @@ import {
   type Written,
 } from '../batch/files.js';
 import { stopCause } from '../batch/stop.js';
-import { githubAnnotation } from '../output/render.js';
+import { githubAnnotation, shellQuote } from '../output/render.js';
 import { catalogFingerprint, fingerprintOf, type InputFingerprint } from '../batch/journal.js';
 import { FORMAT_TABLE, FORMATS } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
@@ -40,6 +40,7 @@ import * as parse from './parsers.js';
 import { clientFor, commandSettings } from './service.js';
 import { addServiceOptions, type Context, type ServiceOptions } from './shared.js';
 import { capYoungGeneration } from '../startup.js';
+import type { Settings } from '../settings/resolve.js';
 
 /** --concurrency auto finds the service's pace, up to --max-concurrency. */
 export const DEFAULT_CONCURRENCY = 'auto';
@@ -74,6 +75,25 @@ Exit codes: 0 every row accepted, 1 any row not accepted, 2 unreadable input or 
 journal or failed file another batch is using, 70 a bug in trigger, 130 interrupted by Ctrl-C, 143 by
 SIGTERM, 129 by SIGHUP (rows not accepted are kept in the failed file; rows of unknown outcome are
 marked so, and a replay skips them unless --retry-unknown).`;
+
+/**
+ * The flags saying where rows go, for every command printed to send the rest or the kept rows (audit26b: pasted without them, a
+ * backfill's rest went to the default profile's service, or under a catalog's keys). The key is never printed: one given with
+ * --api-key is read from $TRIGGER_API_KEY, as fire --dry-run's curl reads it (unset, the command is refused: nothing is sent).
+ */
+function whereFlags({ profile, allowHttp, catalog }: BatchCommandOptions, settings: Settings | undefined, cwd: string): string[] {
+  const where = [];
+  const named = settings?.profile ?? profile;
+  if (named !== undefined && named !== 'default') where.push('--profile', shellQuote(named));
+  // From TRIGGER_BASE_URL it is left to the variable, as the key in TRIGGER_API_KEY is: carried alone, the paste in another shell
+  // would send the profile's key to it.
+  if (settings?.baseUrlSource === 'flag')
+    where.push('--base-url', shellQuote(settings.baseUrl.href), ...(allowHttp ? ['--allow-http'] : []));
+  if (settings?.apiKeySource === 'flag') where.push('--api-key', '"$TRIGGER_API_KEY"');
+  if (typeof catalog === 'string') where.push('--catalog', shellQuote(inFolder(cwd, catalog)));
+  else if (catalog === false) where.push('--no-catalog');
+  return where;
+}
 
 export function command(program: Command, ctx: Context): Command {
   const batchCommand = program
@@ -121,6 +141,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   const columns = options.columns === undefined ? undefined : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await commandSettings(options, !dryRun, { io, env, cwd }, !dryRun); // a dry run sends nothing
+  options.where = whereFlags(options, settings, cwd);
   const warn = (line: string) => io.stderr(io.errColors.warn(line));
   // An unknown --trigger stops the batch before it starts, as `fire` does.
   const found = options.trigger === undefined ? undefined : catalog?.resolve(options.trigger);
@@ -337,7 +358,7 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
     next: resume
       ? { command: resumeCommand(input, { ...options, failed: failed?.path }), resume }
       : failed && !failed.inPlace
-        ? { command: replayCommand(failed.path, input.format, options.trigger, replayNames(failed.path)), resume }
+        ? { command: replayCommand(failed.path, input.format, options.trigger, replayNames(failed.path), options.where), resume }
         : undefined,
     notReadAfter: cut?.file
       ? { ...cut, rest: resume ? resumeCommand(input, { ...options, failed: failed?.path }) : rest(cut) }
