@@ -1,7 +1,7 @@
 /** Resolving settings, highest first: command-line flag, environment, the selected profile. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, isTriggerError, type TriggerError } from '../errors.js';
+import { ConfigError, isTriggerError, UsageError, type TriggerError } from '../errors.js';
 import { configDir, configPath } from './paths.js';
 import { checkProfileName, getProfile, readConfig, SETTINGS, type ConfigData, type Setting } from './store.js';
 import { proxyFor } from '../client/proxy.js';
@@ -112,27 +112,34 @@ export function findSettings(options: ResolveOptions = {}) {
   const config = options.config ?? readConfig(configFile);
   const profile = selectedProfile(flags, env, config);
   const stored = getProfile(config, profile.name);
-  const found = (setting: Setting): Found[] => {
+  const problems: TriggerError[] = [];
+  const found = (setting: Setting, ...more: Found[]): Found | undefined => {
     const value = stored?.[setting.field];
-    return [
+    const [given, fix] =
+      flags[setting.field] === undefined ? [setting.env, `unset ${setting.env}`] : [setting.flag, `leave ${setting.flag} out`];
+    // None when given empty: an unset variable in a script (`--api-key "$STAGING_KEY"`), not "the profile's" (audit26), as --profile "".
+    const empty = `${given} is empty: give the ${setting.words}, or ${fix} to use the profile's; nothing was sent`;
+    if ((flags[setting.field] ?? env[setting.env]) === '') return void problems.push(new UsageError(empty));
+    const sources: Found[] = [
       [flags[setting.field] ?? '', 'flag', setting.flag],
       [env[setting.env] ?? '', 'env', setting.env],
       [typeof value === 'string' ? value : '', 'profile', `profile "${profile.name}" in ${configFile}`],
     ];
+    return [...sources, ...more].find(([value]) => value !== '');
   };
   const inStore: Found = [stored?.apiKeyStorage === 'keychain' ? STORED : '', 'keychain', `profile "${profile.name}" in ${storeName()}`];
-  const key = [...found(SETTINGS['api-key']), inStore].find(([value]) => value !== '');
-  const url = found(SETTINGS['base-url']).find(([value]) => value !== '');
+  const key = found(SETTINGS['api-key'], inStore);
+  const url = found(SETTINGS['base-url']);
+  const empty = problems.length > 0; // a setting given empty is said once, not also as "not set"
   const allowHttp = flags.allowHttp === true || (url?.[1] === 'profile' && stored?.allowHttp === true);
 
-  const problems: TriggerError[] = [];
   const attempt = <T>(fn: () => T) => collected(problems, fn);
   // A profile named and not in the file: a mistake, unless key and base URL come from elsewhere (CI's environment), where it
   // picks the catalog's ids only: resolveWorld asks that the catalog know it.
   const forIds = profile.explicit && !stored && key !== undefined && url !== undefined;
   if (profile.explicit && !stored && !forIds) problems.push(unknownProfile(profile.name, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS['api-key'], profile));
-  if (!url && options.requireUrl !== false) problems.push(notSet(SETTINGS['base-url'], profile));
+  if (!key && !empty && options.requireKey !== false) problems.push(notSet(SETTINGS['api-key'], profile));
+  if (!url && !empty && options.requireUrl !== false) problems.push(notSet(SETTINGS['base-url'], profile));
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env), allowHttp));
   const apiKey = key && key[1] !== 'keychain' ? attempt(() => normalizeApiKey(key[0], key[2])) : undefined;

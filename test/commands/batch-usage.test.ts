@@ -57,7 +57,7 @@ describe('trigger batch refuses, in-process', () => {
   it('--dry-run checks every row and sends nothing', async () => {
     const result = await batch([file('in.csv', 'triggerId,userId,value\nt,a,1\nt,b,x\n'), '--dry-run'], {
       ...sandbox.env,
-      TRIGGER_API_KEY: '',
+      TRIGGER_API_KEY: undefined,
     });
     expect(result.code).toBe(1);
     expect(server.requests).toHaveLength(0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UsageError } from '../../src/errors.js';
-import { resolveSettings } from '../../src/settings/resolve.js';
+import { resolveSettings, type SettingsFlags } from '../../src/settings/resolve.js';
 import type { ConfigData } from '../../src/settings/store.js';
 
 const config: ConfigData = {
@@ -55,9 +55,16 @@ describe('resolveSettings precedence: flag > env > profile', () => {
     expect(settings.baseUrl.href).toBe(href);
   });
 
-  it('an empty environment variable does not hide the profile', () => {
-    const settings = resolveSettings({ env: env({ TRIGGER_API_KEY: '' }), config });
-    expect(settings.apiKey).toBe('key_profile_default');
+  it("a flag or variable given empty (an unset variable in a script) is refused, not taken for the profile's", () => {
+    const empty = (flags: SettingsFlags, vars: Record<string, string>) => () => resolveSettings({ flags, env: env(vars), config });
+    expect(empty({ apiKey: '' }, {})).toThrow(
+      "--api-key is empty: give the API key, or leave --api-key out to use the profile's; nothing was sent",
+    );
+    expect(empty({ baseUrl: '' }, {})).toThrow('--base-url is empty: give the base URL, or leave --base-url out');
+    expect(empty({}, { TRIGGER_API_KEY: '' })).toThrow('TRIGGER_API_KEY is empty: give the API key, or unset TRIGGER_API_KEY');
+    expect(empty({}, { TRIGGER_BASE_URL: '' })).toThrow('TRIGGER_BASE_URL is empty: give the base URL, or unset TRIGGER_BASE_URL');
+    // A variable that a flag overrides is not read: empty, it is no mistake.
+    expect(empty({ apiKey: 'key_flag_00000001' }, { TRIGGER_API_KEY: '' })().apiKey).toBe('key_flag_00000001');
   });
 
   it('says how to set a missing key or base URL', () => {
