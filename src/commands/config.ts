@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { Option, type Command } from 'commander';
 import { ConfigError, UsageError } from '../errors.js';
 import type { Output } from '../output/io.js';
+import { printable, shownId } from '../output/render.js';
 import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settings/keychain.js';
 import { lockWaitMs } from '../lock.js';
 import { configPath } from '../settings/paths.js';
@@ -47,7 +48,7 @@ async function shown(name: SettingName, profileName: string, profile: Profile | 
   }
   const value = profile?.[SETTINGS[name].field];
   if (typeof value !== 'string') return undefined;
-  return name === 'api-key' ? maskKey(value) : value;
+  return printable(name === 'api-key' ? maskKey(value) : value); // the file may be edited by hand: shown as fire shows data
 }
 
 const where = (profile: string, file: string) => `profile "${profile}" (${file})`;
@@ -148,7 +149,7 @@ export async function list(options: { json?: boolean; names?: boolean }, { io, e
   const config = readConfig(file);
   const profiles = config.profiles ?? {};
   if (options.names) {
-    for (const name of Object.keys(profiles)) io.stdout(name);
+    for (const name of Object.keys(profiles)) io.stdout(printable(name));
     return;
   }
   const active = selectedProfile({}, env, config);
@@ -163,7 +164,7 @@ export async function list(options: { json?: boolean; names?: boolean }, { io, e
   const c = io.outColors;
   for (const row of rows) {
     const why = row.active ? c.dim(active.source === 'env' ? ' (active: TRIGGER_PROFILE)' : ' (active)') : '';
-    io.stdout(`${row.active ? c.success('* ') : '  '}${c.bold(row.profile)}${why}`);
+    io.stdout(`${row.active ? c.success('* ') : '  '}${c.bold(shownId(row.profile))}${why}`);
     io.stdout(`    api-key   ${row.apiKey ?? c.dim('(not set)')}`);
     io.stdout(`    base-url  ${row.baseUrl ?? c.dim('(not set)')}`);
   }

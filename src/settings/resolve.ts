@@ -3,11 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, isTriggerError, UsageError, type TriggerError } from '../errors.js';
 import { configDir, configPath } from './paths.js';
-import { checkProfileName, getProfile, readConfig, SETTINGS, type ConfigData, type Setting } from './store.js';
+import { checkProfileName, getProfile, PROFILE_NAME, readConfig, SETTINGS, type ConfigData, type Setting } from './store.js';
 import { proxyFor } from '../client/proxy.js';
 import { loadKey, storeName } from './keychain.js';
 import { checkCleartext, insecureTlsWarning, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning, type BaseUrl } from './validate.js';
 import { findCatalog } from '../catalog/find.js';
+import { quotedExcerpt } from '../output/excerpt.js';
+
+const USE_ONE = 'make one the active profile with: trigger config use <profile> (trigger config list --names shows them)';
 
 /** Where a setting came from: a flag, the environment, the profile in the config file, or the OS credential store. */
 export type Source = 'flag' | 'env' | 'profile' | 'keychain';
@@ -56,7 +59,10 @@ export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEn
   if (flags.profile !== undefined) return { name: checkProfileName(flags.profile, '--profile'), explicit: true, source: 'flag' } as const;
   const named = env.TRIGGER_PROFILE;
   if (named !== undefined) return { name: checkProfileName(named, 'TRIGGER_PROFILE'), explicit: true, source: 'env' } as const;
-  if (typeof config?.active === 'string' && config.active !== '') return { name: config.active, explicit: true, source: 'config' } as const;
+  const active = config?.active; // checked too: the file may be edited by hand (a raw escape sequence, audit26)
+  if (typeof active === 'string' && active !== '' && !PROFILE_NAME.test(active))
+    throw new ConfigError(`the active profile in the config file, ${quotedExcerpt(active)}, is not a valid name`, { hint: USE_ONE });
+  if (typeof active === 'string' && active !== '') return { name: active, explicit: true, source: 'config' } as const;
   return { name: 'default', explicit: false, source: 'default' } as const;
 }
 

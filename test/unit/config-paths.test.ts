@@ -1,0 +1,19 @@
+/** Where the config file is: an empty HOME (set, but empty) is an unset one, never the current folder (audit26). */
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, it, vi } from 'vitest';
+import { configDir, configPath } from '../../src/settings/paths.js';
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+it('an empty HOME puts the config file in the account home folder, not in the current folder', () => {
+  vi.stubEnv('HOME', ''); // os.homedir() reads this process's HOME: empty, it answers ""
+  const file = configPath({ HOME: '' }, 'linux');
+  // On 6b80cdd: ".config/trigger/config.json", relative, so set-key wrote the key into the folder the command ran in.
+  expect(path.isAbsolute(file)).toBe(true);
+  expect(file).toBe(path.join(os.userInfo().homedir, '.config', 'trigger', 'config.json'));
+  expect(configDir({ HOME: '', XDG_CONFIG_HOME: '/x/cfg' }, 'linux')).toBe(path.join('/x/cfg', 'trigger'));
+  expect(configDir({ HOME: '/home/someone' }, 'linux')).toBe(path.join('/home/someone', '.config', 'trigger'));
+});
