@@ -69,14 +69,25 @@ export function checkProfileName(name: string, given?: string): string {
   return name;
 }
 
+const ELSEWHERE = 'move it aside (trigger config set-key then makes a new one), or set TRIGGER_CONFIG_DIR to another folder';
+
 /** Reads the config file; a missing file is an empty config. */
 export function readConfig(file: string): ConfigData {
   let text: string;
+  let fd: number | undefined;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    // Opened without blocking, read only as a regular file of 1 MiB at most: a FIFO or /dev/zero there hung every command (audit26).
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0));
+    const stat = fs.fstatSync(fd); // a folder is read, and refused in words, as before
+    const odd = stat.isFile() || stat.isDirectory() ? stat.size > 1 << 20 && 'larger than 1 MiB' : 'not a regular file';
+    if (odd) throw new ConfigError(`config file ${file} is ${odd}; it was not read`, { hint: ELSEWHERE });
+    text = fs.readFileSync(fd, 'utf8');
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw cannot('read config file', file, error);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
   if (text.trim() === '') return {};
   let data: unknown;
