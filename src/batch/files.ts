@@ -87,6 +87,12 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
     const hint = 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false';
     throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, { hint });
   }
+  // Renamed over, the regular file behind stdout or stderr (`--failed /dev/stdout >> job.log`) lost what it held, and the summary (audit26).
+  const log = options.failed && [1, 2].find((fd) => sameFile(options.failed!, fd) && fs.fstatSync(fd).isFile());
+  if (log) {
+    const message = `--failed ${options.failed} is the file behind standard ${log === 1 ? 'output' : 'error'}: it would be replaced, and what it holds lost`;
+    throw new UsageError(message, { hint: 'name a file of its own for the failed rows, e.g. --failed failed.csv' });
+  }
   if (options.resume && !options.journal) throw new UsageError('--resume goes with --journal <file>: the journal says where to carry on');
   if (!options.journal) return;
   // A pipe named as a file is refused as input (input.ts); standard input cannot be read twice either.
