@@ -2,7 +2,7 @@
 import { rawJson, failureJson, formatMs, printable, resultJson, toJson } from '../output/render.js';
 import type { Palette } from '../output/colors.js';
 import type { ServerMask } from '../output/redact.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError, type AttemptInfo } from '../errors.js';
 import { parseValue } from '../client/request.js';
 import type { Pace } from './pace.js';
 import type { Counts } from './recorder.js';
@@ -44,8 +44,12 @@ function numberIn(text: string | undefined) {
   }
 }
 
-const serverWords = (outcome: { reason: string; error?: unknown }, mask: ServerMask): string =>
-  outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
+/** What the server said, with its request id as `fire` gives it: a row of unknown outcome is checked with the service by it (audit26). */
+function serverWords(outcome: { reason: string; error?: unknown }, mask: ServerMask): string {
+  const requestId = (outcome.error as Partial<AttemptInfo> | undefined)?.requestId;
+  const id = requestId ? ` (request id ${mask.server(requestId)})` : '';
+  return (outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason) + id;
+}
 
 /**
  * The reason a row goes to the failed file (after "line N: "); undefined for rows that need none. A refusal's reason quotes the server, so
