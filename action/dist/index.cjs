@@ -5252,7 +5252,7 @@ var init_atomic_write = __esm({
 // src/settings/paths.ts
 function configDir(env2 = process.env, platform = process.platform) {
   if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
-  const home = env2.HOME || import_node_os2.default.homedir();
+  const home = homeDir(env2);
   if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
   if (platform === "win32") return import_node_path2.default.join(env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming"), "trigger", "Config");
   const xdg = env2.XDG_CONFIG_HOME;
@@ -5261,12 +5261,13 @@ function configDir(env2 = process.env, platform = process.platform) {
 function configPath(env2 = process.env, platform = process.platform) {
   return import_node_path2.default.join(configDir(env2, platform), "config.json");
 }
-var import_node_os2, import_node_path2;
+var import_node_os2, import_node_path2, homeDir;
 var init_paths = __esm({
   "src/settings/paths.ts"() {
     "use strict";
     import_node_os2 = __toESM(require("node:os"), 1);
     import_node_path2 = __toESM(require("node:path"), 1);
+    homeDir = (env2 = process.env) => env2.HOME || import_node_os2.default.homedir() || import_node_os2.default.userInfo().homedir;
   }
 });
 
@@ -36136,6 +36137,7 @@ var init_lock = __esm({
     import_node_path3 = __toESM(require("node:path"), 1);
     init_errno();
     init_errors();
+    init_paths();
     init_try_or();
     SETTINGS = { unnamed: "held", mode: 384 };
     BATCH = { unnamed: "stale", mode: 420 };
@@ -36149,7 +36151,7 @@ var init_lock = __esm({
     inodeLock = (file) => {
       const stat = import_node_fs4.default.statSync(file, { bigint: true, throwIfNoEntry: false });
       if (!stat) return void 0;
-      const folder = import_node_path3.default.join(process.env.XDG_CACHE_HOME || import_node_path3.default.join(import_node_os3.default.homedir(), ".cache"), "trigger", "locks");
+      const folder = import_node_path3.default.join(process.env.XDG_CACHE_HOME || import_node_path3.default.join(homeDir(), ".cache"), "trigger", "locks");
       import_node_fs4.default.mkdirSync(folder, { recursive: true, mode: 448 });
       const own = import_node_fs4.default.lstatSync(folder);
       if (!own.isDirectory() || own.uid !== process.getuid?.() || (own.mode & 63) !== 0)
@@ -36236,11 +36238,19 @@ function checkProfileName(name, given) {
 }
 function readConfig(file) {
   let text;
+  let fd;
   try {
-    text = import_node_fs5.default.readFileSync(file, "utf8");
+    fd = import_node_fs5.default.openSync(file, import_node_fs5.default.constants.O_RDONLY | (import_node_fs5.default.constants.O_NONBLOCK || 0));
+    const stat = import_node_fs5.default.fstatSync(fd);
+    const odd = stat.isFile() || stat.isDirectory() ? stat.size > 1 << 20 && "larger than 1 MiB" : "not a regular file";
+    if (odd) throw new ConfigError(`config file ${file} is ${odd}; it was not read`, { hint: ELSEWHERE });
+    text = import_node_fs5.default.readFileSync(fd, "utf8");
   } catch (error2) {
+    if (error2 instanceof ConfigError) throw error2;
     if (error2.code === "ENOENT") return {};
     throw cannot("read config file", file, error2);
+  } finally {
+    if (fd !== void 0) import_node_fs5.default.closeSync(fd);
   }
   if (text.trim() === "") return {};
   let data;
@@ -36285,7 +36295,7 @@ async function updateConfig(file, update, options = {}) {
   };
   return withLock(file, change, options);
 }
-var import_node_fs5, import_node_path4, SETTINGS2, PROFILE_NAME, NAMING;
+var import_node_fs5, import_node_path4, SETTINGS2, PROFILE_NAME, NAMING, ELSEWHERE;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
@@ -36319,6 +36329,7 @@ var init_store = __esm({
     };
     PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
     NAMING = 'use up to 64 letters, digits, "-", "_", "." (e.g. staging)';
+    ELSEWHERE = "move it aside (trigger config set-key then makes a new one), or set TRIGGER_CONFIG_DIR to another folder";
   }
 });
 
@@ -36974,7 +36985,10 @@ function selectedProfile(flags = {}, env2 = process.env, config) {
   if (flags.profile !== void 0) return { name: checkProfileName(flags.profile, "--profile"), explicit: true, source: "flag" };
   const named = env2.TRIGGER_PROFILE;
   if (named !== void 0) return { name: checkProfileName(named, "TRIGGER_PROFILE"), explicit: true, source: "env" };
-  if (typeof config?.active === "string" && config.active !== "") return { name: config.active, explicit: true, source: "config" };
+  const active = config?.active;
+  if (typeof active === "string" && active !== "" && !PROFILE_NAME.test(active))
+    throw new ConfigError(`the active profile in the config file, ${quotedExcerpt(active)}, is not a valid name`, { hint: USE_ONE });
+  if (typeof active === "string" && active !== "") return { name: active, explicit: true, source: "config" };
   return { name: "default", explicit: false, source: "default" };
 }
 function unknownProfile(name, configFile, config) {
@@ -37004,24 +37018,29 @@ function findSettings(options = {}) {
   const config = options.config ?? readConfig(configFile);
   const profile = selectedProfile(flags, env2, config);
   const stored = getProfile(config, profile.name);
-  const found2 = (setting) => {
+  const problems = [];
+  const found2 = (setting, ...more) => {
     const value = stored?.[setting.field];
-    return [
+    const [given, fix] = flags[setting.field] === void 0 ? [setting.env, `unset ${setting.env}`] : [setting.flag, `leave ${setting.flag} out`];
+    const empty2 = `${given} is empty: give the ${setting.words}, or ${fix} to use the profile's; nothing was sent`;
+    if ((flags[setting.field] ?? env2[setting.env]) === "") return void problems.push(new UsageError(empty2));
+    const sources = [
       [flags[setting.field] ?? "", "flag", setting.flag],
       [env2[setting.env] ?? "", "env", setting.env],
       [typeof value === "string" ? value : "", "profile", `profile "${profile.name}" in ${configFile}`]
     ];
+    return [...sources, ...more].find(([value2]) => value2 !== "");
   };
   const inStore = [stored?.apiKeyStorage === "keychain" ? STORED : "", "keychain", `profile "${profile.name}" in ${storeName()}`];
-  const key = [...found2(SETTINGS2["api-key"]), inStore].find(([value]) => value !== "");
-  const url = found2(SETTINGS2["base-url"]).find(([value]) => value !== "");
+  const key = found2(SETTINGS2["api-key"], inStore);
+  const url = found2(SETTINGS2["base-url"]);
+  const empty = problems.length > 0;
   const allowHttp = flags.allowHttp === true || url?.[1] === "profile" && stored?.allowHttp === true;
-  const problems = [];
   const attempt = (fn) => collected(problems, fn);
   const forIds = profile.explicit && !stored && key !== void 0 && url !== void 0;
   if (profile.explicit && !stored && !forIds) problems.push(unknownProfile(profile.name, configFile, config));
-  if (!key && options.requireKey !== false) problems.push(notSet(SETTINGS2["api-key"], profile));
-  if (!url && options.requireUrl !== false) problems.push(notSet(SETTINGS2["base-url"], profile));
+  if (!key && !empty && options.requireKey !== false) problems.push(notSet(SETTINGS2["api-key"], profile));
+  if (!url && !empty && options.requireUrl !== false) problems.push(notSet(SETTINGS2["base-url"], profile));
   const baseUrl = url && attempt(() => parseBaseUrl(url[0], { allowHttp, source: url[2] }));
   if (baseUrl) attempt(() => checkCleartext(baseUrl, proxyFor(baseUrl.origin, env2), allowHttp));
   const apiKey = key && key[1] !== "keychain" ? attempt(() => normalizeApiKey(key[0], key[2])) : void 0;
@@ -37063,7 +37082,7 @@ async function resolveCommand(options) {
   if (world.problems[0]) throw world.problems[0];
   return { settings: world.settings, catalog: world.catalog?.resolver };
 }
-var import_node_fs8, import_node_path8, activeProfile, STORED;
+var import_node_fs8, import_node_path8, USE_ONE, activeProfile, STORED;
 var init_resolve2 = __esm({
   "src/settings/resolve.ts"() {
     "use strict";
@@ -37076,6 +37095,8 @@ var init_resolve2 = __esm({
     init_keychain();
     init_validate();
     init_find();
+    init_excerpt();
+    USE_ONE = "make one the active profile with: trigger config use <profile> (trigger config list --names shows them)";
     activeProfile = (flags, env2) => selectedProfile(flags, env2, readConfig(configPath(env2))).name;
     STORED = "\0keychain";
   }
@@ -37974,6 +37995,11 @@ function numberIn(text) {
     return null;
   }
 }
+function serverWords(outcome, mask) {
+  const requestId = outcome.error?.requestId;
+  const id = requestId ? ` (request id ${mask.server(requestId)})` : "";
+  return (outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason) + id;
+}
 function rateOf(counts, elapsedMs) {
   const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
   return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
@@ -38091,7 +38117,7 @@ ${table}
 ${kept}${unread}
 `;
 }
-var formatCount, serverWords, REASONS2, failureReason, failureLine, rowsNotAccepted, plural, rows;
+var formatCount, REASONS2, failureReason, failureLine, rowsNotAccepted, plural, rows;
 var init_report = __esm({
   "src/batch/report.ts"() {
     "use strict";
@@ -38101,7 +38127,6 @@ var init_report = __esm({
     init_rows();
     init_stop();
     formatCount = (n) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-    serverWords = (outcome, mask) => outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason;
     REASONS2 = {
       failed: serverWords,
       unsent: (outcome) => unsentWords(outcome.stop),
@@ -43015,6 +43040,11 @@ function checkPaths(sources, options) {
     const hint2 = 'write the failed rows to a file: every row not accepted is also in the --json output, with "ok": false';
     throw new UsageError(`--failed ${options.failed} is standard output, where --json writes one result per row`, { hint: hint2 });
   }
+  const log = options.failed && [1, 2].find((fd) => sameFile2(options.failed, fd) && import_node_fs12.default.fstatSync(fd).isFile());
+  if (log) {
+    const message = `--failed ${options.failed} is the file behind standard ${log === 1 ? "output" : "error"}: it would be replaced, and what it holds lost`;
+    throw new UsageError(message, { hint: "name a file of its own for the failed rows, e.g. --failed failed.csv" });
+  }
   if (options.resume && !options.journal) throw new UsageError("--resume goes with --journal <file>: the journal says where to carry on");
   if (!options.journal) return;
   const hint = "a resumed run reads the same rows again, and stdin or a pipe cannot be read twice: save it to a file first";
@@ -44978,7 +45008,7 @@ async function shown2(name, profileName, profile) {
   }
   const value = profile?.[SETTINGS2[name].field];
   if (typeof value !== "string") return void 0;
-  return name === "api-key" ? maskKey(value) : value;
+  return printable(name === "api-key" ? maskKey(value) : value);
 }
 function target(options, env2, known = false) {
   const file = configPath(env2);
@@ -45055,7 +45085,7 @@ async function list(options, { io, env: env2 }) {
   const config = readConfig(file);
   const profiles = config.profiles ?? {};
   if (options.names) {
-    for (const name of Object.keys(profiles)) io.stdout(name);
+    for (const name of Object.keys(profiles)) io.stdout(printable(name));
     return;
   }
   const active = selectedProfile({}, env2, config);
@@ -45070,7 +45100,7 @@ async function list(options, { io, env: env2 }) {
   const c = io.outColors;
   for (const row of rows2) {
     const why = row.active ? c.dim(active.source === "env" ? " (active: TRIGGER_PROFILE)" : " (active)") : "";
-    io.stdout(`${row.active ? c.success("* ") : "  "}${c.bold(row.profile)}${why}`);
+    io.stdout(`${row.active ? c.success("* ") : "  "}${c.bold(shownId(row.profile))}${why}`);
     io.stdout(`    api-key   ${row.apiKey ?? c.dim("(not set)")}`);
     io.stdout(`    base-url  ${row.baseUrl ?? c.dim("(not set)")}`);
   }
@@ -45135,6 +45165,7 @@ var init_config = __esm({
     import_node_fs14 = __toESM(require("node:fs"), 1);
     init_esm();
     init_errors();
+    init_render();
     init_keychain();
     init_lock();
     init_paths();
