@@ -43886,7 +43886,7 @@ var init_pace = __esm({
       // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
       #atOne = 0;
       // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
-      #step = { fastSince: 0, lastSlow: 0, runFrom: 0, runRtt: NaN, baseAt: -Infinity, baseBefore: 0, refusedIn: Infinity, proof: 0 };
+      #step = { fastSince: 0, lastSlow: 0, runFrom: 0, run: [], baseAt: -Infinity, baseBefore: 0, refusedIn: Infinity, proof: 0 };
       // F1 (#stepped)
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
@@ -44444,17 +44444,17 @@ var init_pace = __esm({
         this.#set(this.#value + 1);
         return grown || rtt;
       }
-      /** Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS after FAST_MS with no slow spell (a step; not others'
-       * queue found at the start: F4), held 12 windows at one in flight, is the base, proved at once (#refusedAt); -1 while slow after a proof failed. */
+      /** Not held (review15a F1), one sender: a slow run's median window in STEP_MS (its last was a stall's: review25 R2) after FAST_MS with
+       * no slow spell (a step, not F4's queue), held 12 windows at one in flight, is the base, proved at once (#refusedAt); -1 after a failed proof. */
       #stepped(now, rtt, one) {
         const step = this.#step;
         if (!this.#slowBefore && step.lastSlow - step.runFrom >= STEP_MS) step.fastSince = step.lastSlow;
-        if (!this.#slowBefore) [step.runFrom, step.runRtt] = [now, now - step.fastSince >= FAST_MS ? rtt : NaN];
-        else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
+        if (!this.#slowBefore) [step.runFrom, step.run] = [now, now - step.fastSince >= FAST_MS ? [rtt] : []];
+        else if (now - step.runFrom <= STEP_MS && step.run.length > 0) step.run.push(rtt);
         step.lastSlow = now;
         if (this.#grown < 0) return -1;
         const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#sharedOption;
-        if (this.#paced && calm && Math.abs(rtt - step.runRtt) <= rtt / 10)
+        if (this.#paced && calm && Math.abs(rtt - ([...step.run].sort((a, b) => a - b)[step.run.length >> 1] ?? NaN)) <= rtt / 10)
           [step.baseAt, step.baseBefore, this.#baseRtt, step.proof] = [now, this.#baseRtt, rtt, -1];
         return 0;
       }
@@ -44467,7 +44467,7 @@ var init_pace = __esm({
         if (step.baseAt === -Infinity) return refused2 && (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
         if (!unproved && (!refused2 || step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS)) return false;
         if (unproved || step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
-          [this.#baseRtt, step.baseAt, step.runRtt, this.#grown] = [step.baseBefore, -Infinity, NaN, -1];
+          [this.#baseRtt, step.baseAt, step.run, this.#grown] = [step.baseBefore, -Infinity, [], -1];
           this.#set(1);
         }
         step.proof = 0;
