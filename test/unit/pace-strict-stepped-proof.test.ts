@@ -68,7 +68,7 @@ describe('F1: a strict limit not held under the round trip whose path steps up',
    * review25 R2: the step is told by a window within STEP_MS of the slow run's start that later windows at one in flight match. That was
    * the run's last such window; on a loaded client it was a stall's (194 ms where the path gives 121-125), matched by none: one in flight
    * for good. A pause ending 2 s after the step (the window it lifts is the last of the step's first 2 s): 7.6/s on every machine. The
-   * run's median window is matched now (the run's least is its first, across the step: 99 ms where the path gives 123).
+   * run's least window after its first is matched now (its first spans the step: 99 ms where the path gives 123).
    */
   it('the same with a 300 ms client pause ending 2 s after the step: from 40 s on, 75/s or more', () => {
     for (const seed of [42, 1, 2, 3, 4, 5, 6, 7]) {
@@ -86,6 +86,30 @@ describe('F1: a strict limit not held under the round trip whose path steps up',
       };
       const [result] = simulateSenders(service, [{ rows: 1_000_000 }], { loaded, seed, limitMs: 60_000 });
       expect({ seed, rate: perSecondFrom(result!, 40_000) >= 75 }).toEqual({ seed, rate: true });
+    }
+  });
+
+  /**
+   * review25 R2 too: on the loaded real binary, windows at one in flight of 121-125 ms came with a client's stall's of 130-400 ms every
+   * 1-2 s, so 12 in a row within a tenth of each other took 16-28 s or never came. A fifth of the answers after the step seen 10-150 ms
+   * late: 6-7/s on 5 of these 8 machines. Slower windows between those near the step's are not counted now, and do not start the 12 over.
+   */
+  it('the same with a client that stalls (a fifth of the answers 10-150 ms late from the step on): from 40 s on, 60/s or more', () => {
+    for (const seed of [42, 1, 2, 3, 4, 5, 6, 7]) {
+      const loaded = seed !== 42;
+      const [random, stall] = [numbers(seed * 37 + 11), numbers(seed * 41 + 7)];
+      const way = (t: number) => (t < 20_000 ? 25 : 60) + (loaded ? 2 : 0) * random();
+      let last = -Infinity;
+      const service: Service = (t) => {
+        const arrival = t + way(t);
+        const back = arrival + way(arrival);
+        const at = back >= 20_000 && stall() < 0.2 ? back + 10 + 140 * stall() : back;
+        if (Math.floor(arrival) - Math.floor(last) < 10) return { at, answer: Answer.PushedBack };
+        last = arrival;
+        return { at, answer: Answer.Accepted };
+      };
+      const [result] = simulateSenders(service, [{ rows: 1_000_000 }], { loaded, seed, limitMs: 70_000 });
+      expect({ seed, rate: perSecondFrom(result!, 40_000) >= 60 }).toEqual({ seed, rate: true });
     }
   });
 });
