@@ -44467,7 +44467,7 @@ var init_pace = __esm({
       #refusedAt(answer, sent, rttMs, retryAfterMs) {
         const step = this.#step;
         const refused2 = answer === Answer.PushedBack && retryAfterMs < 0;
-        const unproved = step.proof > 0 && sent + rttMs - step.proof > 4 * this.#baseRtt;
+        const unproved = step.proof > 0 && sent - step.proof > this.#baseRtt;
         if (step.baseAt === -Infinity) return refused2 && (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
         if (!unproved && (!refused2 || step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS)) return false;
         if (unproved || step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {

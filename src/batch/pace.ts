@@ -935,8 +935,8 @@ export class Pace {
   #refusedAt(answer: Answer, sent: number, rttMs: number, retryAfterMs: number): boolean {
     const step = this.#step;
     const refused = answer === Answer.PushedBack && retryAfterMs < 0; // a strict limit's refusal: no Retry-After
-    // Its refusal not back in four round trips (a bucket with a burst let it in: limit_req burst=1): nothing proved, undone (review25).
-    const unproved = step.proof > 0 && sent + rttMs - step.proof > 4 * this.#baseRtt;
+    // Its refusal not back before a start a round trip after it (a burst let it in: limit_req burst=1): nothing proved, undone (review25).
+    const unproved = step.proof > 0 && sent - step.proof > this.#baseRtt;
     if (step.baseAt === -Infinity) return refused && (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
     if (!unproved && (!refused || step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS)) return false;
     if (unproved || step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
