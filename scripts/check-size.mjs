@@ -122,7 +122,8 @@ import { join } from 'node:path';
 // invalid active profile refused, an empty HOME an unset one (+11); a config file that is a FIFO, a device or over 1 MiB refused
 // unread (+11); --failed naming the file behind stdout or stderr refused (+6); a failed row's request id in its reason (+4).
 // pace26: F1's step matched against its slow run's least window and held through a loaded client's stalls (review25 R2, +3).
-const BUDGET = 12_126;
+// The lead: the start-up cache under an empty HOME or a relative XDG_CACHE_HOME not in the current folder (fix26c noticed, +1).
+const BUDGET = 12_127;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -6,11 +6,10 @@
  */
 import fs from 'node:fs';
 import nodeModule from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { makeFolders, writeFileAtomic } from './atomic-write.js';
-import { configDir } from './settings/paths.js';
+import { configDir, homeDir } from './settings/paths.js';
 import { VERSION } from './version.js';
 import type * as CliModule from './cli.js';
 
@@ -44,10 +43,12 @@ function guardInspector(): void {
   setImmediate(() => debugEnd.call(process));
 }
 
-function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local'), 'trigger', 'Cache');
-  if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Caches', 'trigger');
-  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'trigger');
+/** The cache folder; an empty HOME or a relative XDG_CACHE_HOME is not the current folder (audit26: HOME= left caches in a checkout). */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(homeDir(env), 'AppData', 'Local'), 'trigger', 'Cache');
+  if (process.platform === 'darwin') return path.join(homeDir(env), 'Library', 'Caches', 'trigger');
+  const xdg = env.XDG_CACHE_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(homeDir(env), '.cache'), 'trigger');
 }
 
 /**

@@ -17,3 +17,12 @@ it('an empty HOME puts the config file in the account home folder, not in the cu
   expect(configDir({ HOME: '', XDG_CONFIG_HOME: '/x/cfg' }, 'linux')).toBe(path.join('/x/cfg', 'trigger'));
   expect(configDir({ HOME: '/home/someone' }, 'linux')).toBe(path.join('/home/someone', '.config', 'trigger'));
 });
+
+it('an empty HOME or a relative XDG_CACHE_HOME puts the start-up cache in the account home folder, not in the current folder', async () => {
+  vi.stubEnv('HOME', '');
+  const { cacheDir } = await import('../../src/startup.js');
+  // On 6b80cdd: ".cache/trigger", relative: every command (a dry run too) wrote its compiled code into the folder it ran in.
+  expect(cacheDir({ HOME: '' })).toBe(path.join(os.userInfo().homedir, '.cache', 'trigger'));
+  expect(cacheDir({ HOME: '/home/someone', XDG_CACHE_HOME: 'rel' })).toBe(path.join('/home/someone', '.cache', 'trigger'));
+  expect(cacheDir({ HOME: '/home/someone', XDG_CACHE_HOME: '/x/cache' })).toBe(path.join('/x/cache', 'trigger'));
+});
