@@ -37019,11 +37019,11 @@ function findSettings(options = {}) {
   const profile = selectedProfile(flags, env2, config);
   const stored = getProfile(config, profile.name);
   const problems = [];
-  const found2 = (setting, ...more) => {
+  const found2 = (setting, required, ...more) => {
     const value = stored?.[setting.field];
     const [given, fix] = flags[setting.field] === void 0 ? [setting.env, `unset ${setting.env}`] : [setting.flag, `leave ${setting.flag} out`];
-    const empty2 = `${given} is empty: give the ${setting.words}, or ${fix} to use the profile's; nothing was sent`;
-    if ((flags[setting.field] ?? env2[setting.env]) === "") return void problems.push(new UsageError(empty2));
+    const empty2 = `${given} is empty: give the ${setting.words}, or ${fix}; nothing was sent`;
+    if (required && (flags[setting.field] ?? env2[setting.env]) === "") return void problems.push(new UsageError(empty2));
     const sources = [
       [flags[setting.field] ?? "", "flag", setting.flag],
       [env2[setting.env] ?? "", "env", setting.env],
@@ -37032,8 +37032,8 @@ function findSettings(options = {}) {
     return [...sources, ...more].find(([value2]) => value2 !== "");
   };
   const inStore = [stored?.apiKeyStorage === "keychain" ? STORED : "", "keychain", `profile "${profile.name}" in ${storeName()}`];
-  const key = found2(SETTINGS2["api-key"], inStore);
-  const url = found2(SETTINGS2["base-url"]);
+  const key = found2(SETTINGS2["api-key"], options.requireKey !== false, inStore);
+  const url = found2(SETTINGS2["base-url"], options.requireUrl !== false);
   const empty = problems.length > 0;
   const allowHttp = flags.allowHttp === true || url?.[1] === "profile" && stored?.allowHttp === true;
   const attempt = (fn) => collected(problems, fn);

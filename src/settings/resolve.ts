@@ -119,13 +119,14 @@ export function findSettings(options: ResolveOptions = {}) {
   const profile = selectedProfile(flags, env, config);
   const stored = getProfile(config, profile.name);
   const problems: TriggerError[] = [];
-  const found = (setting: Setting, ...more: Found[]): Found | undefined => {
+  const found = (setting: Setting, required: boolean, ...more: Found[]): Found | undefined => {
     const value = stored?.[setting.field];
     const [given, fix] =
       flags[setting.field] === undefined ? [setting.env, `unset ${setting.env}`] : [setting.flag, `leave ${setting.flag} out`];
     // None when given empty: an unset variable in a script (`--api-key "$STAGING_KEY"`), not "the profile's" (audit26), as --profile "".
-    const empty = `${given} is empty: give the ${setting.words}, or ${fix} to use the profile's; nothing was sent`;
-    if ((flags[setting.field] ?? env[setting.env]) === '') return void problems.push(new UsageError(empty));
+    // Where it is not needed (a dry run) it is as unset: a fork's pull request gets every secret empty (review26).
+    const empty = `${given} is empty: give the ${setting.words}, or ${fix}; nothing was sent`;
+    if (required && (flags[setting.field] ?? env[setting.env]) === '') return void problems.push(new UsageError(empty));
     const sources: Found[] = [
       [flags[setting.field] ?? '', 'flag', setting.flag],
       [env[setting.env] ?? '', 'env', setting.env],
@@ -134,8 +135,8 @@ export function findSettings(options: ResolveOptions = {}) {
     return [...sources, ...more].find(([value]) => value !== '');
   };
   const inStore: Found = [stored?.apiKeyStorage === 'keychain' ? STORED : '', 'keychain', `profile "${profile.name}" in ${storeName()}`];
-  const key = found(SETTINGS['api-key'], inStore);
-  const url = found(SETTINGS['base-url']);
+  const key = found(SETTINGS['api-key'], options.requireKey !== false, inStore);
+  const url = found(SETTINGS['base-url'], options.requireUrl !== false);
   const empty = problems.length > 0; // a setting given empty is said once, not also as "not set"
   const allowHttp = flags.allowHttp === true || (url?.[1] === 'profile' && stored?.allowHttp === true);
 

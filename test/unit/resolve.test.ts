@@ -57,9 +57,7 @@ describe('resolveSettings precedence: flag > env > profile', () => {
 
   it("a flag or variable given empty (an unset variable in a script) is refused, not taken for the profile's", () => {
     const empty = (flags: SettingsFlags, vars: Record<string, string>) => () => resolveSettings({ flags, env: env(vars), config });
-    expect(empty({ apiKey: '' }, {})).toThrow(
-      "--api-key is empty: give the API key, or leave --api-key out to use the profile's; nothing was sent",
-    );
+    expect(empty({ apiKey: '' }, {})).toThrow('--api-key is empty: give the API key, or leave --api-key out; nothing was sent');
     expect(empty({ baseUrl: '' }, {})).toThrow('--base-url is empty: give the base URL, or leave --base-url out');
     expect(empty({}, { TRIGGER_API_KEY: '' })).toThrow('TRIGGER_API_KEY is empty: give the API key, or unset TRIGGER_API_KEY');
     expect(empty({}, { TRIGGER_BASE_URL: '' })).toThrow('TRIGGER_BASE_URL is empty: give the base URL, or unset TRIGGER_BASE_URL');
