@@ -124,7 +124,8 @@ import { join } from 'node:path';
 // pace26: F1's step matched against its slow run's least window and held through a loaded client's stalls (review25 R2, +3).
 // The lead: the start-up cache under an empty HOME or a relative XDG_CACHE_HOME not in the current folder (fix26c noticed, +1).
 // The lead: an empty key or base URL is as unset where it is not needed (a dry run; review26: a fork's pull request, +1).
-const BUDGET = 12_128;
+// The lead: bash puts no common start of two $'...' ids on the line, which left the quote open, cut inside an escape (review26, +6).
+const BUDGET = 12_134;
 const GOAL = 11_600;
 
 function lines(dir) {

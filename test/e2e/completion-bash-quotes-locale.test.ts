@@ -20,6 +20,7 @@ beforeAll(() => {
   work = path.join(box.home, 'repo');
   fs.mkdirSync(work);
   const ids = ['signup', "it's", 'naïve x', 'café', 'cafè', 'a$b c', '\u2764\ufe0f-liked', 'zw\u200bsp'];
+  ids.push('qq\u200bsa', 'qq\u200dsb', 'hh\u200bq1', 'hh\u200bq2'); // two pairs of ids with an invisible character, one start each
   fs.writeFileSync(path.join(work, 'triggers.json'), JSON.stringify({ triggers: Object.fromEntries(ids.map((id) => [id, {}])) }));
 });
 afterAll(() => box?.cleanup());
@@ -83,6 +84,26 @@ describe.runIf(needs(...SHELL_NEEDS.bash))('in a real bash', () => {
 
     it('an ASCII mark is still escaped: the id is one word', async () => {
       await completes(session, 'trigger fire a', /^\$ trigger fire a\\\$b\\ c\s*$/m, '<a\\$b\\ c>');
+    });
+  });
+
+  describe("two ids as $'...' with one start (review26)", () => {
+    let session: ShellSession;
+    beforeAll(async () => {
+      session = await ShellSession.start('bash', box, { cwd: work });
+    }, 60_000);
+    afterAll(() => session?.close());
+
+    // Their common start leaves the $'...' open: Enter waits for it, and where it ends inside an escape (\x8b, \x8d) the
+    // quote closed reads \x8 as another character. Was: `trigger fire $'qq\xe2\x80\x8`, `trigger fire $'hh\xe2\x80\x8bq`.
+    it.each([
+      ['qq', /\$'qq\\xe2\\x80\\x8dsb'.*\n\$ trigger fire qq\s*$/m],
+      ['hh', /\$'hh\\xe2\\x80\\x8bq2'.*\n\$ trigger fire hh\s*$/m],
+    ])('typed %s<Tab><Tab>: the line keeps what was typed, and both are listed', async (typed, listed) => {
+      await session.type(`trigger fire ${typed}`, 'Tab', 'Tab');
+      await session.waitFor(listed);
+      await session.type('', 'C-u', 'C-l');
+      await session.waitFor(/^\$\s*$/);
     });
   });
 });
