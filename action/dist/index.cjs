@@ -823,20 +823,23 @@ function networkError(error2, timedOut, context, info2) {
   if (timedOut || codes.some((c) => c === "UND_ERR_HEADERS_TIMEOUT" || c === "UND_ERR_BODY_TIMEOUT")) {
     const proxy = error2 instanceof ProxyError ? ` through the proxy ${error2.proxy} (from ${error2.variable})` : "";
     const none = `${began ? "no whole answer" : "no response"} from ${context.where}${proxy} within ${context.timeoutMs / 1e3} s${tries}`;
-    const message2 = began ? `${none}: it stopped in the middle of its answer${began}` : none;
+    const message = began ? `${none}: it stopped in the middle of its answer${began}` : none;
     const hint2 = notMade ? `nothing was sent: the connection was not made in time; check that ${proxy ? "the proxy is running and can reach the service" : "the service is up"}, or raise --timeout` : "the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow";
-    return new NetworkError("timeout", message2, { ...info2, code: "ETIMEDOUT", hint: hint2, cause: error2 });
+    return new NetworkError("timeout", message, { ...info2, code: "ETIMEDOUT", hint: hint2, cause: error2 });
   }
   if (error2 instanceof ProxyError) return proxyNetworkError(error2, context, info2, tries);
   const code = mainCode(error2);
   let reason2 = describeNetworkError(code, error2?.message ?? String(error2));
   if (reason2 === CLOSED && began) reason2 = `connection closed by the other side in the middle of its answer${began}`;
   const failed = notMade ? "cannot reach" : "no whole answer came from";
-  const [message, hint] = code === "ERR_BODY_DECODE" ? [
-    `the answer from ${context.where} could not be read: ${reason2}`,
-    'the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried'
-  ] : [`${failed} ${context.where}: ${reason2}`, networkHint(error2, code, context, notMade)];
-  return new NetworkError("network", `${message}${tries}`, { ...info2, code, hint, cause: error2 });
+  if (code === "ERR_BODY_DECODE") return unreadable(context.where, `${reason2}${tries}`, info2, error2);
+  const hint = networkHint(error2, code, context, notMade);
+  return new NetworkError("network", `${failed} ${context.where}: ${reason2}${tries}`, { ...info2, code, hint, cause: error2 });
+}
+function unreadable(where2, reason2, info2, cause) {
+  const hint = `the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried`;
+  const details = { ...info2, code: "ERR_BODY_DECODE", hint, cause };
+  return new NetworkError("network", `the answer from ${where2} could not be read: ${reason2}`, details);
 }
 function mainCode(error2) {
   const codes = errorCodes(error2);
@@ -32573,6 +32576,10 @@ var init_client = __esm({
         onEvent?.({ type: "response", attempt, status: status2, headers: outcome.headers, body: text, truncated, closed, ms });
         const requestId = requestIdOf(outcome.headers);
         const saysFailure = typeof json === "object" && json !== null && json.success === false;
+        if (status2 >= 200 && status2 < 300 && json === void 0 && /^\s*\{/.test(text)) {
+          const why = `its JSON body ${truncated ? "is over 1 MiB, read only to there" : "does not parse"}`;
+          throw unreadable(this.baseUrl.origin, why, { ...info2, recorded: "unknown" });
+        }
         if (status2 >= 200 && status2 < 300 && !saysFailure) {
           const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);
           return {
@@ -37884,9 +37891,9 @@ var init_failed = __esm({
       #normalizedLine(row, reason2) {
         const { record } = row;
         const text = () => record.format === "csv" ? record.raw ?? csvLine(record.fields).trimEnd() : record.raw.trimEnd();
-        const unreadable = record.format === "csv" ? record.raw !== void 0 : !record.object || record.asRead;
-        const columns = unreadable ? ["", "", ""] : [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
-        const kept = unreadable || (!row.triggerId || !row.userId) && text() !== csvLine(columns).trimEnd();
+        const unreadable2 = record.format === "csv" ? record.raw !== void 0 : !record.object || record.asRead;
+        const columns = unreadable2 ? ["", "", ""] : [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
+        const kept = unreadable2 || (!row.triggerId || !row.userId) && text() !== csvLine(columns).trimEnd();
         const file = this.#normalized.file ? [row.file ?? ""] : [];
         return csvLine([...columns, ...file, `line ${row.line}: ${reason2}${kept ? ` (as read: ${text()})` : ""}`]);
       }

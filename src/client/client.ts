@@ -9,7 +9,7 @@ import { gotType, prepareEvent, requestHeaders, type EventInput, type PreparedEv
 import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
 import { headerValue, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
-import { MAX_RETRY_AFTER_MS, networkError, serviceError, statusText } from './messages.js';
+import { MAX_RETRY_AFTER_MS, networkError, serviceError, statusText, unreadable } from './messages.js';
 import {
   backoffMs,
   DEFAULT_RETRIES,
@@ -202,6 +202,11 @@ export class TriggerClient {
     onEvent?.({ type: 'response', attempt, status, headers: outcome.headers, body: text, truncated, closed, ms });
     const requestId = requestIdOf(outcome.headers);
     const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
+    // A 2xx whose JSON object does not parse (cut at 1 MiB, or mangled) may say "success": false: malformed, unknown (audit26 #2).
+    if (status >= 200 && status < 300 && json === undefined && /^\s*\{/.test(text)) {
+      const why = `its JSON body ${truncated ? 'is over 1 MiB, read only to there' : 'does not parse'}`;
+      throw unreadable(this.baseUrl.origin, why, { ...info, recorded: 'unknown' });
+    }
     if (status >= 200 && status < 300 && !saysFailure) {
       // The usual answer holds no key; anything else is masked here, so a library caller never sees the server's echo of the key either.
       const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);

@@ -120,16 +120,18 @@ describe('compressed answers', () => {
     const bomb = Buffer.concat([head, ...Array.from({ length: 1024 }, () => member)]);
     const events: ClientEvent[] = [];
     const before = process.memoryUsage().arrayBuffers;
-    const result = await fireAt((socket) => socket.write(rawAnswer('200 OK', { 'Content-Encoding': 'gzip' }, bomb)), {
-      onEvent: (e) => events.push(e),
-    });
+    const error = await failureOf(
+      fireAt((socket) => socket.write(rawAnswer('200 OK', { 'Content-Encoding': 'gzip' }, bomb)), { onEvent: (e) => events.push(e) }),
+    );
     const response = events.find((e) => e.type === 'response');
     expect(response).toMatchObject({ type: 'response', status: 200, truncated: true });
     const body = (response as { body: string }).body;
     expect(body.startsWith('{"success":false,"pad":"   ')).toBe(true);
     expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES);
-    // Cut short, the JSON cannot say "success": false: a 2xx that is not refused.
-    expect(result.ok).toBe(true);
+    // Cut short, its JSON may say "success": false (the part read does): a malformed answer, outcome unknown (audit26 #2).
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).recorded).toBe('unknown');
+    expect((error as NetworkError).message).toMatch(/could not be read: its JSON body is over 1 MiB, read only to there$/);
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 * 1024);
   });
 
@@ -143,6 +145,29 @@ describe('compressed answers', () => {
     expect((error as NetworkError).message).toMatch(
       /could not be read: its body is encoded with "compress", which the tool cannot decode$/,
     );
+  });
+
+  // audit26 #2: a JSON object that does not parse may say "success": false; a body that is no JSON object says nothing of it.
+  it.each([
+    ['cut short (its Content-Length matching)', '{"success":false'],
+    ['followed by garbage', '{"success":false}garbage'],
+    ['followed by a second object', '{"success": false, "error": "quota"} {"success":true}'],
+    ['over 1 MiB', `{"success":false,"detail":"${'x'.repeat(MAX_BODY_BYTES)}"}`],
+  ])('a 2xx JSON object %s is an unknown outcome (exit 3), never accepted', async (_name, body) => {
+    const error = await failureOf(fireAt((socket) => socket.write(rawAnswer('200 OK', {}, body))));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).exitCode).toBe(3);
+    expect((error as NetworkError).recorded).toBe('unknown');
+    expect((error as NetworkError).message).toMatch(/could not be read: its JSON body (does not parse|is over 1 MiB, read only to there)$/);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['plain text', 'OK'],
+    ['a JSON array', '["queued"]'],
+  ])('a 2xx body that is %s is accepted, as before', async (_name, body) => {
+    const result = await fireAt((socket) => socket.write(rawAnswer('200 OK', {}, body)));
+    expect(result).toMatchObject({ ok: true, status: 200, response: body === '["queued"]' ? ['queued'] : body });
   });
 
   it('a corrupt gzip 2xx body is an unknown outcome; a corrupt 4xx body keeps its status', async () => {
