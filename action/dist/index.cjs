@@ -780,9 +780,9 @@ function statusHint(status2, headers, context) {
   if (status2 === 401 || status2 === 403)
     return `check the API key (${context.maskedKey}${context.keySource ? ` from ${context.keySource}` : ""}); set a new one with: trigger config set-key`;
   if (status2 === 404) {
-    const asked = context.path === void 0 ? "" : ` (asked for ${context.path})`;
+    const asked = context.path === void 0 ? "" : ` (asked for ${excerpt(context.path)})`;
     const doubled = context.path !== void 0 && /\/v1\/v1\//.test(context.path);
-    return doubled ? `the path has /v1 twice${asked}: the tool adds /v1 itself, so set the base URL without it (trigger config set-base-url)` : `check the trigger id "${context.triggerId}": it must exist in the dashboard with type Custom, and the base URL must point at the service${asked}`;
+    return doubled ? `the path has /v1 twice${asked}: the tool adds /v1 itself, so set the base URL without it (trigger config set-base-url)` : `check the trigger id ${quotedExcerpt(context.triggerId)}: it must exist in the dashboard with type Custom, and the base URL must point at the service${asked}`;
   }
   if (status2 === 429 || status2 === 503) {
     const after = parseRetryAfter(headerValue(headers, "retry-after"));
@@ -900,6 +900,7 @@ var init_messages = __esm({
     init_response();
     init_retry();
     init_proxy();
+    init_excerpt();
     MAX_RETRY_AFTER_MS = 6e4;
     STATUS_TEXT = {
       200: "OK",
@@ -37181,10 +37182,10 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
     const { settings, catalog } = await commandSettings(options, !options.dryRun, { io, env: env2, cwd });
     if (catalog) {
       const found2 = catalog.resolve(triggerId);
+      const id = triggerId.length > MAX_ECHO ? `<the id, ${triggerId.length.toLocaleString("en-US")} characters>` : shellQuote(triggerId);
       if (!found2.ok)
         throw new UsageError(found2.message, {
-          // A near miss is a typo, not a trigger to add.
-          hint: found2.suggestion ? void 0 : `if it is new, add it: trigger triggers add ${shellQuote(triggerId)} --name <name>`
+          hint: found2.suggestion ? void 0 : `if it is new, add it: trigger triggers add ${id} --name <name>`
         });
       const problem = catalog.valueProblem(found2.trigger, event.value?.json);
       if (problem) throw new UsageError(problem, { hint: `see: trigger triggers show ${found2.trigger.key}` });
@@ -37248,6 +37249,7 @@ var init_fire = __esm({
     init_service();
     init_shared();
     init_startup();
+    init_excerpt();
     EXAMPLES = `
 Examples:
   $ trigger fire purchase alice@example.com --value 9.99

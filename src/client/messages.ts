@@ -8,6 +8,7 @@ import { NetworkError, ServiceError, type AttemptInfo, type Recorded } from '../
 import { excerpt, headerValue, serverMessage, type AnswerHeaders } from './response.js';
 import { errorCodes, parseRetryAfter } from './retry.js';
 import { isTlsCode, ProxyError } from './proxy.js';
+import { excerpt as excerptOf, quotedExcerpt } from '../output/excerpt.js';
 
 /** The longest Retry-After the client waits; a longer one ends the command with the failure. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -60,11 +61,11 @@ export function statusHint(status: number, headers: AnswerHeaders, context: Requ
   if (status === 401 || status === 403)
     return `check the API key (${context.maskedKey}${context.keySource ? ` from ${context.keySource}` : ''}); set a new one with: trigger config set-key`;
   if (status === 404) {
-    const asked = context.path === undefined ? '' : ` (asked for ${context.path})`;
+    const asked = context.path === undefined ? '' : ` (asked for ${excerptOf(context.path)})`; // long ids cut, as echoed input is
     const doubled = context.path !== undefined && /\/v1\/v1\//.test(context.path);
     return doubled
       ? `the path has /v1 twice${asked}: the tool adds /v1 itself, so set the base URL without it (trigger config set-base-url)`
-      : `check the trigger id "${context.triggerId}": it must exist in the dashboard with type Custom, and the base URL must point at the service${asked}`;
+      : `check the trigger id ${quotedExcerpt(context.triggerId)}: it must exist in the dashboard with type Custom, and the base URL must point at the service${asked}`;
   }
   if (status === 429 || status === 503) {
     const after = parseRetryAfter(headerValue(headers, 'retry-after'));

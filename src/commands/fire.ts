@@ -12,6 +12,7 @@ import { onStopSignals } from '../signals.js';
 import { clientFor, commandSettings } from './service.js';
 import { addServiceOptions, EXIT_CODES, type Context, type ServiceOptions } from './shared.js';
 import { keepWasmOnBaselineTier } from '../startup.js';
+import { MAX_ECHO } from '../output/excerpt.js';
 
 export type FireCommandOptions = ServiceOptions & { value?: string };
 
@@ -54,10 +55,11 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     if (catalog) {
       // Refused here, before anything is sent: a trigger the catalog does not know, or a value its rules forbid.
       const found = catalog.resolve(triggerId);
+      // A near miss is a typo, not a trigger to add. The command is pasteable; a long id is named, not printed whole (docs/choices.md).
+      const id = triggerId.length > MAX_ECHO ? `<the id, ${triggerId.length.toLocaleString('en-US')} characters>` : shellQuote(triggerId);
       if (!found.ok)
         throw new UsageError(found.message, {
-          // A near miss is a typo, not a trigger to add.
-          hint: found.suggestion ? undefined : `if it is new, add it: trigger triggers add ${shellQuote(triggerId)} --name <name>`,
+          hint: found.suggestion ? undefined : `if it is new, add it: trigger triggers add ${id} --name <name>`,
         });
       const problem = catalog.valueProblem(found.trigger, event.value?.json);
       if (problem) throw new UsageError(problem, { hint: `see: trigger triggers show ${found.trigger.key}` });

@@ -3,7 +3,7 @@
  * is told as its start, its end and its length, not as a 10 KB line. Pure; callers quote or escape.
  */
 
-const MAX_ECHO = 64; // Echoed input longer than this many characters is cut.
+export const MAX_ECHO = 64; // Echoed input longer than this many characters is cut.
 const HEAD = 40;
 const TAIL = 12;
 

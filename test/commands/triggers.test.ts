@@ -157,6 +157,17 @@ describe('fire with a catalog', () => {
     expect(sent()).toEqual([]);
   });
 
+  it('names a long unknown id in its hint rather than printing it whole a second time (audit26 #6)', async () => {
+    writeCatalog();
+    const result = await trigger(['fire', 'z'.repeat(3000), 'alice']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('if it is new, add it: trigger triggers add <the id, 3,000 characters> --name <name>');
+    expect(result.stderr.length).toBeLessThan(600);
+    const short = await trigger(['fire', 'z'.repeat(64), 'alice']); // up to 64 characters, whole: a command to paste
+    expect(short.stderr).toContain(`trigger triggers add ${'z'.repeat(64)} --name <name>`);
+    expect(sent()).toEqual([]);
+  });
+
   it('catches a staging id used against production', async () => {
     writeCatalog();
     const result = await trigger(['fire', 'signup-test', 'alice']);

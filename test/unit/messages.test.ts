@@ -74,6 +74,15 @@ describe('an answer that is not a success', () => {
     );
   });
 
+  it('a 404 for a long trigger id or user id echoes each cut, as other input is (audit26 #6)', () => {
+    const [trigger, user] = ['p'.repeat(5000), 'u'.repeat(5000)];
+    const hint = statusHint(404, {}, { ...context, triggerId: trigger, path: `/v1/triggers/${trigger}/users/${user}/events` })!;
+    expect(hint).toBe(
+      `check the trigger id "${'p'.repeat(40)}…${'p'.repeat(12)}" (5,000 characters): it must exist in the dashboard with type Custom, ` +
+        `and the base URL must point at the service (asked for /v1/triggers/${'p'.repeat(27)}…${'u'.repeat(5)}/events (10,027 characters))`,
+    );
+  });
+
   it('a redirect names the Location, stripped of control characters', () => {
     const error = serviceError(
       { status: 302, headers: { location: 'https://x.example/\u009b31m' }, json: undefined, text: '' },
