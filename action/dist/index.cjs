@@ -807,7 +807,8 @@ function serviceError(answer, context, info2) {
   const message = withoutLabel(serverMessage(json, text), label);
   const after = info2.attempts > 1 ? ` (after ${info2.attempts} attempts)` : "";
   const summary = status2 >= 300 && status2 < 400 ? `the service redirected (${label}) to ${location ?? "no Location"}` : status2 >= 200 && status2 < 300 ? `the service answered ${label} but said "success": false` : status2 >= 500 && status2 !== 503 ? `no definitive answer: ${label}${after}` : status2 === 408 || status2 === 429 || status2 === 503 ? `not recorded: the service answered ${label}${after}` : `the service refused the event: ${label}${after}`;
-  const hint = statusHint(status2, headers, context);
+  const toTls = status2 === 400 && /HTTP request (?:was sent )?to (?:an )?HTTPS/i.test(message ?? "");
+  const hint = toTls ? "the port speaks https, not plain http: write the base URL with https://" : statusHint(status2, headers, context);
   const details = { status: status2, statusText: statusText(status2), serverMessage: message, body: json ?? text, location, hint, ...info2 };
   return new ServiceError(`${message ? `${summary}: ${message}` : summary}${answer.closed ? " (cut short)" : ""}`, details);
 }
@@ -829,7 +830,7 @@ function networkError(error2, timedOut, context, info2) {
   }
   if (error2 instanceof ProxyError) return proxyNetworkError(error2, context, info2, tries);
   const code = mainCode(error2);
-  let reason2 = describeNetworkError(code, error2?.message ?? String(error2));
+  let reason2 = isTlsAlert(error2) ? "it answered with a TLS alert: the server there speaks https" : describeNetworkError(code, error2?.message ?? String(error2));
   if (reason2 === CLOSED && began) reason2 = `connection closed by the other side in the middle of its answer${began}`;
   const failed = notMade ? "cannot reach" : "no whole answer came from";
   if (code === "ERR_BODY_DECODE") return unreadable(context.where, `${reason2}${tries}`, info2, error2);
@@ -856,18 +857,26 @@ function proxyNetworkError(proxy, context, info2, tries) {
   } else if (proxy.code === "ERR_PROXY_TLS") {
     message = `cannot reach ${context.where} through ${named}: ${describeNetworkError(mainCode(proxy.cause), proxy.cause?.message ?? "")}`;
     const check2 = `check that the proxy speaks https (else write it http://) and that both certificates are trusted (${privateCa()})`;
-    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; ${certName(proxy.cause) ?? check2}`;
+    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; ${tlsProblem(proxy.cause) ?? check2}`;
   } else if (proxy.code === "ERR_PROXY_REFUSED") {
     message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ""} ${statusText(proxy.status ?? 0)}`.trim()}`;
     hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
   }
   return new NetworkError("network", `${message}${tries}`, { ...info2, code: proxy.code, hint, cause: proxy });
 }
-function certName(error2) {
+function tlsProblem(error2) {
   let e = error2;
-  for (let depth = 0; e && depth < 5; depth++, e = e.cause)
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause) {
+    const said2 = `${String(e.code)} ${String(e.message)}`;
     if (e.code === "ERR_TLS_CERT_ALTNAME_INVALID")
       return `the certificate is trusted but not for this host (${String(e.reason).replace(/[.:\s]+$/, "")}): use a name it is for, or give it one for this host`;
+    if (/CERT_HAS_EXPIRED|CERT_NOT_YET_VALID/.test(said2))
+      return `the server's certificate ${/EXPIRED/.test(said2) ? "has expired" : "is not valid yet"}: it needs a new one, or this machine's clock is wrong`;
+    if (/PROTOCOL_VERSION|protocol version|UNSUPPORTED_PROTOCOL/.test(said2))
+      return "the server speaks only an old TLS (1.0 or 1.1), which Node refuses: it must allow TLS 1.2 or later";
+    if (/UNABLE_TO_VERIFY_LEAF_SIGNATURE/.test(said2))
+      return `${privateCa()}; or the server does not send its intermediate certificate: fix its chain, or add the intermediate to NODE_EXTRA_CA_CERTS's file`;
+  }
   return void 0;
 }
 function privateCa(file = process.env.NODE_EXTRA_CA_CERTS) {
@@ -878,9 +887,13 @@ function networkHint(error2, code, context, notMade) {
   const codes = errorCodes(error2);
   if (code === "EMFILE" || code === "ENFILE")
     return `${notMade ? "nothing was sent: " : ""}the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger`;
+  if (isTlsAlert(error2))
+    return `nothing was recorded: a TLS server cannot read a plain-http request; use https://${context.where.replace(/^http:\/\//, "")}`;
+  const tls = tlsProblem(error2);
+  if (tls) return `nothing was sent: the TLS handshake failed before the request; ${tls}`;
   if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "EPROTO")
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, "")})`;
-  if (codes.some(isTlsCode)) return `nothing was sent: the TLS handshake failed before the request; ${certName(error2) ?? privateCa()}`;
+  if (codes.some(isTlsCode)) return `nothing was sent: the TLS handshake failed before the request; ${privateCa()}`;
   if (notMade)
     return `nothing was sent; check the base URL${context.baseUrlSource ? ` (from ${context.baseUrlSource})` : ""} and that the service is up`;
   return "the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried";
@@ -890,7 +903,7 @@ function describeNetworkError(code, message) {
   if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
-var import_node_buffer, import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, statusText, UNREADABLE, CLOSED, REASONS;
+var import_node_buffer, import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, statusText, isTlsAlert, UNREADABLE, CLOSED, REASONS;
 var init_messages = __esm({
   "src/client/messages.ts"() {
     "use strict";
@@ -931,6 +944,7 @@ var init_messages = __esm({
       504: "Gateway Timeout"
     };
     statusText = (status2) => STATUS_TEXT[status2] ?? "";
+    isTlsAlert = (error2) => String(error2?.data).startsWith("");
     UNREADABLE = "its answer could not be read (an unexpected 1xx or a malformed response)";
     CLOSED = "connection closed by the other side before it answered";
     REASONS = /* @__PURE__ */ new Map([
@@ -32450,7 +32464,7 @@ var init_undici = __esm({
 // src/client/client.ts
 function isPermanent(error2) {
   const codes = errorCodes(error2);
-  return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED");
+  return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED") || isTlsAlert(error2);
 }
 function createClient(options) {
   return new TriggerClient(options);
@@ -32559,7 +32573,7 @@ var init_client = __esm({
         if (outcome.kind === "failed") {
           options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
           onEvent?.({ type: "error", attempt, message: outcome.error.message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
-          const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
+          const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error) || isTlsAlert(outcome.error);
           if (outcome.interrupted) {
             const message = notRecorded ? "interrupted before the event was sent; it was not recorded" : "interrupted before the service answered; the event may or may not have been recorded";
             throw new InterruptedError(message, { ...info2, notSent: notRecorded });

@@ -9,7 +9,7 @@ import { gotType, prepareEvent, requestHeaders, type EventInput, type PreparedEv
 import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
 import { headerValue, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
-import { MAX_RETRY_AFTER_MS, networkError, serviceError, statusText, unreadable } from './messages.js';
+import { isTlsAlert, MAX_RETRY_AFTER_MS, networkError, serviceError, statusText, unreadable } from './messages.js';
 import {
   backoffMs,
   DEFAULT_RETRIES,
@@ -181,7 +181,7 @@ export class TriggerClient {
     if (outcome.kind === 'failed') {
       options.onAttempt?.(0, outcome.ms, outcome.timedOut, -1);
       onEvent?.({ type: 'error', attempt, message: (outcome.error as Error).message, code: errorCodes(outcome.error)[0], ms: outcome.ms });
-      const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error);
+      const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error) || isTlsAlert(outcome.error);
       if (outcome.interrupted) {
         const message = notRecorded
           ? 'interrupted before the event was sent; it was not recorded'
@@ -321,7 +321,7 @@ type Retry = { ok: false; delayMs: number; reason: string; info: AttemptInfo };
 /** A failure that the same attempt would meet again: a refused certificate, a proxy's 407. */
 function isPermanent(error: unknown): boolean {
   const codes = errorCodes(error);
-  return codes.some(isTlsCode) || codes.includes('ERR_PROXY_AUTH_REQUIRED');
+  return codes.some(isTlsCode) || codes.includes('ERR_PROXY_AUTH_REQUIRED') || isTlsAlert(error);
 }
 
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */

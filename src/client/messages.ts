@@ -103,7 +103,8 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
           : status === 408 || status === 429 || status === 503
             ? `not recorded: the service answered ${label}${after}`
             : `the service refused the event: ${label}${after}`;
-  const hint = statusHint(status, headers, context);
+  const toTls = status === 400 && /HTTP request (?:was sent )?to (?:an )?HTTPS/i.test(message ?? ''); // nginx's, Go's words (audit26 #10)
+  const hint = toTls ? 'the port speaks https, not plain http: write the base URL with https://' : statusHint(status, headers, context);
   const details = { status, statusText: statusText(status), serverMessage: message, body: json ?? text, location, hint, ...info };
   return new ServiceError(`${message ? `${summary}: ${message}` : summary}${answer.closed ? ' (cut short)' : ''}`, details);
 }
@@ -142,7 +143,9 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
   }
   if (error instanceof ProxyError) return proxyNetworkError(error, context, info, tries); // the Attempt named it
   const code = mainCode(error);
-  let reason = describeNetworkError(code, (error as Error)?.message ?? String(error));
+  let reason = isTlsAlert(error)
+    ? 'it answered with a TLS alert: the server there speaks https'
+    : describeNetworkError(code, (error as Error)?.message ?? String(error));
   if (reason === CLOSED && began) reason = `connection closed by the other side in the middle of its answer${began}`;
   const failed = notMade ? 'cannot reach' : 'no whole answer came from'; // sent, it was reached: a body cut short, a bad header (audit23)
   if (code === 'ERR_BODY_DECODE') return unreadable(context.where, `${reason}${tries}`, info, error);
@@ -175,7 +178,7 @@ function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: 
   } else if (proxy.code === 'ERR_PROXY_TLS') {
     message = `cannot reach ${context.where} through ${named}: ${describeNetworkError(mainCode(proxy.cause), (proxy.cause as Error)?.message ?? '')}`;
     const check = `check that the proxy speaks https (else write it http://) and that both certificates are trusted (${privateCa()})`;
-    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; ${certName(proxy.cause) ?? check}`;
+    hint = `nothing was sent: the TLS handshake failed with the proxy or, through it, with the service; ${tlsProblem(proxy.cause) ?? check}`;
   } else if (proxy.code === 'ERR_PROXY_REFUSED') {
     message = `${named} would not open the way to ${context.where}: ${`${proxy.status ?? ''} ${statusText(proxy.status ?? 0)}`.trim()}`;
     hint = `nothing was sent to the service; check that the proxy may reach ${host}, or add ${direct} to NO_PROXY if it can be reached directly`;
@@ -183,12 +186,20 @@ function proxyNetworkError(proxy: ProxyError, context: ConnectionContext, info: 
   return new NetworkError('network', `${message}${tries}`, { ...info, code: proxy.code, hint, cause: proxy });
 }
 
-/** A trusted certificate for other names (review23: the hint said to trust it): the names, from Node's reason. */
-function certName(error: unknown): string | undefined {
-  let e = error as { code?: unknown; reason?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e)
+/** What a refused handshake's code or words say (review23: a certificate for other names; audit26 #9: expired, a chain, TLS 1.0). */
+function tlsProblem(error: unknown): string | undefined {
+  let e = error as { code?: unknown; reason?: unknown; message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e) {
+    const said = `${String(e.code)} ${String(e.message)}`;
     if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID')
       return `the certificate is trusted but not for this host (${String(e.reason).replace(/[.:\s]+$/, '')}): use a name it is for, or give it one for this host`;
+    if (/CERT_HAS_EXPIRED|CERT_NOT_YET_VALID/.test(said))
+      return `the server's certificate ${/EXPIRED/.test(said) ? 'has expired' : 'is not valid yet'}: it needs a new one, or this machine's clock is wrong`;
+    if (/PROTOCOL_VERSION|protocol version|UNSUPPORTED_PROTOCOL/.test(said))
+      return 'the server speaks only an old TLS (1.0 or 1.1), which Node refuses: it must allow TLS 1.2 or later';
+    if (/UNABLE_TO_VERIFY_LEAF_SIGNATURE/.test(said))
+      return `${privateCa()}; or the server does not send its intermediate certificate: fix its chain, or add the intermediate to NODE_EXTRA_CA_CERTS's file`;
+  }
   return undefined;
 }
 
@@ -202,13 +213,20 @@ function networkHint(error: unknown, code: string | undefined, context: Connecti
   const codes = errorCodes(error);
   if (code === 'EMFILE' || code === 'ENFILE')
     return `${notMade ? 'nothing was sent: ' : ''}the limit on open files was reached; lower --concurrency (trigger batch), or raise the limit (ulimit -n 4096) before running trigger`;
+  if (isTlsAlert(error))
+    return `nothing was recorded: a TLS server cannot read a plain-http request; use https://${context.where.replace(/^http:\/\//, '')}`;
+  const tls = tlsProblem(error);
+  if (tls) return `nothing was sent: the TLS handshake failed before the request; ${tls}`;
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO')
     return `nothing was sent: the server there does not speak TLS; is this port plain http? (a local port usually is: use http://${context.where.replace(/^https:\/\//, '')})`;
-  if (codes.some(isTlsCode)) return `nothing was sent: the TLS handshake failed before the request; ${certName(error) ?? privateCa()}`;
+  if (codes.some(isTlsCode)) return `nothing was sent: the TLS handshake failed before the request; ${privateCa()}`;
   if (notMade)
     return `nothing was sent; check the base URL${context.baseUrlSource ? ` (from ${context.baseUrlSource})` : ''} and that the service is up`;
   return 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';
 }
+
+/** An answer that is a TLS alert record (0x15 0x03), as an https server sends to plain http (audit26 #10): it read no request. */
+export const isTlsAlert = (error: unknown): boolean => String((error as { data?: unknown })?.data).startsWith('\u0015\u0003');
 
 const UNREADABLE = 'its answer could not be read (an unexpected 1xx or a malformed response)';
 const CLOSED = 'connection closed by the other side before it answered';

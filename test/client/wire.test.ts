@@ -211,3 +211,33 @@ describe('HTML error pages', () => {
     expect((error as ServiceError).serverMessage).toBe('Access denied | example.com: Access denied You have been blocked & logged.');
   });
 });
+
+// audit26 #10: plain http:// to a port that speaks TLS. What the server answers tells it; Node's own https server closes
+// without a byte, which stays an unknown outcome (nothing tells it from a server that failed after reading).
+describe('plain http to a TLS port', () => {
+  it('a TLS alert for an answer is not recorded (exit 3, "no", not retried) and says to use https', async () => {
+    const alert = Buffer.from([0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 0x46]); // what an OpenSSL server sends to bytes that are no TLS
+    const error = await failureOf(fireAt((socket) => socket.end(alert), { retries: 2 }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).exitCode).toBe(3);
+    expect((error as NetworkError).recorded).toBe('no');
+    expect(server?.requests).toHaveLength(1);
+    expect((error as NetworkError).message).toMatch(/: it answered with a TLS alert: the server there speaks https$/);
+    expect((error as NetworkError).hint).toBe(
+      `nothing was recorded: a TLS server cannot read a plain-http request; use https://${server!.url.replace(/^http:\/\//, '')}`,
+    );
+  });
+
+  it("nginx's and Go's 400 for plain http say to write https://", async () => {
+    for (const body of [
+      '<html><head><title>400 The plain HTTP request was sent to HTTPS port</title></head><body>nginx</body></html>',
+      'Client sent an HTTP request to an HTTPS server.\n',
+    ]) {
+      const error = await failureOf(fireAt((socket) => socket.end(rawAnswer('400 Bad Request', { Connection: 'close' }, body))));
+      expect(error).toBeInstanceOf(ServiceError);
+      expect((error as ServiceError).recorded).toBe('no');
+      expect((error as ServiceError).hint).toBe('the port speaks https, not plain http: write the base URL with https://');
+      await server?.close();
+    }
+  });
+});

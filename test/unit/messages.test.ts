@@ -171,6 +171,35 @@ describe('no usable answer', () => {
     expect(proxied.hint).not.toContain('NODE_EXTRA_CA_CERTS');
   });
 
+  // audit26 #9: each refused handshake its own true hint, not the private-CA one (test/e2e/audit26-tls-expired.test.ts: a real one).
+  it.each([
+    ['CERT_HAS_EXPIRED', 'certificate has expired', "the server's certificate has expired: it needs a new one, or this machine's clock"],
+    ['CERT_NOT_YET_VALID', 'certificate is not yet valid', "the server's certificate is not valid yet"],
+    ['ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION', 'tlsv1 alert protocol version', 'the server speaks only an old TLS (1.0 or 1.1)'],
+    [
+      'EPROTO',
+      'write EPROTO 801C:error:0A00042E:SSL routines:ssl3_read_bytes:tlsv1 alert protocol version',
+      'the server speaks only an old TLS (1.0 or 1.1)',
+    ],
+    [
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'unable to verify the first certificate',
+      'for a private certificate authority set NODE_EXTRA_CA_CERTS; or the server does not send its intermediate certificate',
+    ],
+  ])('a handshake refused with %s says why', (code, text, hint) => {
+    const cause = Object.assign(new Error(text), { code });
+    const direct = networkError(cause, false, where, { attempts: 1, durationMs: 3, recorded: 'no' });
+    expect(direct.hint).toContain(`nothing was sent: the TLS handshake failed before the request; ${hint}`);
+    if (code !== 'UNABLE_TO_VERIFY_LEAF_SIGNATURE') expect(direct.hint).not.toContain('NODE_EXTRA_CA_CERTS');
+    const choice = { url: 'https://proxy.corp:3128', variable: 'HTTPS_PROXY' };
+    const proxied = networkError(new ProxyError('ERR_PROXY_TLS', choice, { cause }), false, where, {
+      attempts: 1,
+      durationMs: 3,
+      recorded: 'no',
+    });
+    expect(proxied.hint).toContain(hint);
+  });
+
   it('a time-out names the limit; after sending it leaves the outcome unknown, before sending it says nothing was sent', () => {
     const sent = networkError(failure('UND_ERR_HEADERS_TIMEOUT'), false, where, { attempts: 2, durationMs: 60_000, recorded: 'unknown' });
     expect([sent.kind, sent.message, sent.recorded]).toEqual([
