@@ -633,10 +633,15 @@ function errorCodes(error2) {
   return codes;
 }
 function parseRetryAfter(header, now = Date.now()) {
-  const text = header?.trim() ?? "";
-  if (/^\d+$/.test(text)) return Number(text) * 1e3;
-  const date = /[a-z]/i.test(text) ? Date.parse(text) : NaN;
-  return Number.isNaN(date) ? void 0 : Math.max(0, date - now);
+  const values = typeof header === "string" && /^[\d\s]+(?:,[\d\s]+)+$/.test(header) ? header.split(",") : [header ?? []].flat();
+  let longest;
+  for (const value of values) {
+    const text = value.trim();
+    const date = /[a-z]/i.test(text) ? Date.parse(text) : NaN;
+    const ms = /^\d+$/.test(text) ? Number(text) * 1e3 : Number.isNaN(date) ? void 0 : Math.max(0, date - now);
+    if (ms !== void 0) longest = Math.min(Math.max(longest ?? 0, ms), 864e5);
+  }
+  return longest;
 }
 function backoffMs(attempt, options = {}) {
   const ceiling = Math.min(8e3, (options.baseMs ?? 500) * 2 ** (attempt - 1));
@@ -785,8 +790,8 @@ function statusHint(status2, headers, context) {
     return doubled ? `the path has /v1 twice${asked}: the tool adds /v1 itself, so set the base URL without it (trigger config set-base-url)` : `check the trigger id ${quotedExcerpt(context.triggerId)}: it must exist in the dashboard with type Custom, and the base URL must point at the service${asked}`;
   }
   if (status2 === 429 || status2 === 503) {
-    const after = parseRetryAfter(headerValue(headers, "retry-after"));
-    return after !== void 0 && after > MAX_RETRY_AFTER_MS ? `the service asked to wait ${Math.round(after / 1e3)} s before retrying, longer than the 60 s the tool waits; try again later` : `the service is busy; try again later${context.retries === 0 ? " or allow retries with --retries" : ""}`;
+    const after = parseRetryAfter(headers["retry-after"]);
+    return after !== void 0 && after > MAX_RETRY_AFTER_MS ? `the service asked to wait ${after < 864e5 ? `${Math.round(after / 1e3)} s` : "a day or more"} before retrying, longer than the 60 s the tool waits; try again later` : `the service is busy; try again later${context.retries === 0 ? " or allow retries with --retries" : ""}`;
   }
   if (status2 === 408) return "the service gave up waiting for the request; it did not record the event, so it is safe to send again";
   if (status2 >= 500)
@@ -32586,7 +32591,7 @@ var init_client = __esm({
           throw error2;
         }
         const { status: status2, json, text, truncated, closed, ms } = outcome;
-        const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(headerValue(outcome.headers, "retry-after")) : void 0;
+        const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(outcome.headers["retry-after"]) : void 0;
         options.onAttempt?.(status2, outcome.ms, false, retryAfter ?? -1);
         onEvent?.({ type: "response", attempt, status: status2, headers: outcome.headers, body: text, truncated, closed, ms });
         const requestId = requestIdOf(outcome.headers);

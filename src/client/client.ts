@@ -7,7 +7,7 @@ import { InterruptedError, UsageError, type AttemptInfo } from '../errors.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { gotType, prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
-import { headerValue, parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
+import { parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
 import { isTlsAlert, MAX_RETRY_AFTER_MS, networkError, serviceError, statusText, unreadable } from './messages.js';
 import {
@@ -197,7 +197,7 @@ export class TriggerClient {
     }
     const { status, json, text, truncated, closed, ms } = outcome;
     // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
-    const retryAfter = isRetryableStatus(status) ? parseRetryAfter(headerValue(outcome.headers, 'retry-after')) : undefined;
+    const retryAfter = isRetryableStatus(status) ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
     options.onAttempt?.(status, outcome.ms, false, retryAfter ?? -1);
     onEvent?.({ type: 'response', attempt, status, headers: outcome.headers, body: text, truncated, closed, ms });
     const requestId = requestIdOf(outcome.headers);

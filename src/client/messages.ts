@@ -68,9 +68,9 @@ export function statusHint(status: number, headers: AnswerHeaders, context: Requ
       : `check the trigger id ${quotedExcerpt(context.triggerId)}: it must exist in the dashboard with type Custom, and the base URL must point at the service${asked}`;
   }
   if (status === 429 || status === 503) {
-    const after = parseRetryAfter(headerValue(headers, 'retry-after'));
+    const after = parseRetryAfter(headers['retry-after']);
     return after !== undefined && after > MAX_RETRY_AFTER_MS
-      ? `the service asked to wait ${Math.round(after / 1000)} s before retrying, longer than the 60 s the tool waits; try again later`
+      ? `the service asked to wait ${after < 86_400_000 ? `${Math.round(after / 1000)} s` : 'a day or more'} before retrying, longer than the 60 s the tool waits; try again later`
       : `the service is busy; try again later${context.retries === 0 ? ' or allow retries with --retries' : ''}`;
   }
   if (status === 408) return 'the service gave up waiting for the request; it did not record the event, so it is safe to send again';

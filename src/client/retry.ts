@@ -43,12 +43,20 @@ export const isConnectionNotMade = (error: unknown): boolean => errorCodes(error
 
 export const isRetryableStatus = (status: number): boolean => status === 429 || status === 503;
 
-/** Parses Retry-After (delay-seconds or an HTTP date) into milliseconds from now; undefined when absent or unparseable. */
-export function parseRetryAfter(header: string | undefined, now: number = Date.now()): number | undefined {
-  const text = header?.trim() ?? '';
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = /[a-z]/i.test(text) ? Date.parse(text) : NaN; // a date names its day or month; bare numbers are not dates
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+/**
+ * Parses Retry-After (delay-seconds or an HTTP date) into milliseconds from now, at most a day; undefined when absent or unparseable.
+ * Sent twice (two headers, or `1, 100` merged), the longest wait asked for: the order the server wrote them in does not matter (audit26 #12).
+ */
+export function parseRetryAfter(header: string | string[] | undefined, now: number = Date.now()): number | undefined {
+  const values = typeof header === 'string' && /^[\d\s]+(?:,[\d\s]+)+$/.test(header) ? header.split(',') : [header ?? []].flat();
+  let longest: number | undefined;
+  for (const value of values) {
+    const text = value.trim();
+    const date = /[a-z]/i.test(text) ? Date.parse(text) : NaN; // a date names its day or month; bare numbers are not dates
+    const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Number.isNaN(date) ? undefined : Math.max(0, date - now);
+    if (ms !== undefined) longest = Math.min(Math.max(longest ?? 0, ms), 86_400_000);
+  }
+  return longest;
 }
 
 /** Full-jitter exponential back-off for the retry that follows attempt number `attempt` (1-based), at most 8 s. */

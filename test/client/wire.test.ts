@@ -241,3 +241,19 @@ describe('plain http to a TLS port', () => {
     }
   });
 });
+
+describe('Retry-After sent twice (audit26 #12)', () => {
+  it('the longest wait is taken whatever the order: `1` then `100` ends the command at once, as `100` then `1` does', async () => {
+    for (const [first, second] of [
+      ['1', '100'],
+      ['100', '1'],
+    ]) {
+      const answer = `HTTP/1.1 503 Service Unavailable\r\nRetry-After: ${first}\r\nRetry-After: ${second}\r\nContent-Length: 0\r\n\r\n`;
+      const error = await failureOf(fireAt((socket) => socket.write(answer), { retries: 2 }));
+      expect(error).toBeInstanceOf(ServiceError);
+      expect(server?.requests).toHaveLength(1); // before: `1` first waited 1 s and sent it again
+      expect((error as ServiceError).hint).toMatch(/^the service asked to wait 100 s before retrying/);
+      await server?.close();
+    }
+  });
+});

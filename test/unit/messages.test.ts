@@ -93,6 +93,13 @@ describe('an answer that is not a success', () => {
     expect(error.hint).toContain('redirects are not followed');
   });
 
+  it('a Retry-After of a day or more is said so, not as 99999999999999980000 s (audit26 #12)', () => {
+    expect(statusHint(429, { 'retry-after': '99999999999999999999' }, context)).toBe(
+      'the service asked to wait a day or more before retrying, longer than the 60 s the tool waits; try again later',
+    );
+    expect(statusHint(429, { 'retry-after': ['1', '100'] }, context)).toMatch(/^the service asked to wait 100 s before retrying/);
+  });
+
   it('a Retry-After longer than 60 s is named; a 429 after retries counts its attempts', () => {
     expect(statusHint(503, { 'retry-after': '120' }, context)).toBe(
       'the service asked to wait 120 s before retrying, longer than the 60 s the tool waits; try again later',

@@ -53,6 +53,12 @@ describe('parseRetryAfter', () => {
     ['-1', undefined],
     ['1.5', undefined],
     ['soon', undefined],
+    // audit26 #12: sent twice, the longest wait, whatever the order; more than a day is read as a day.
+    [['1', '100'], 100_000],
+    [['100', '1'], 100_000],
+    [['soon', '3'], 3000],
+    ['1, 100', 100_000],
+    ['99999999999999999999', 86_400_000],
   ])('%j → %s ms', (header, expected) => {
     expect(parseRetryAfter(header, now)).toBe(expected);
   });
