@@ -948,7 +948,7 @@ var init_messages = __esm({
       503: "Service Unavailable",
       504: "Gateway Timeout"
     };
-    statusText = (status2) => STATUS_TEXT[status2] ?? "";
+    statusText = (status2) => STATUS_TEXT[status2] ?? process.getBuiltinModule("node:http").STATUS_CODES[status2] ?? "";
     isTlsAlert = (error2) => String(error2?.data).startsWith("");
     UNREADABLE = "its answer could not be read (an unexpected 1xx or a malformed response)";
     CLOSED = "connection closed by the other side before it answered";
@@ -37182,7 +37182,10 @@ __export(fire_exports, {
   fire: () => fire
 });
 function command(program2, ctx) {
-  const fireCommand = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99").allowExcessArguments(true).addHelpText("after", EXAMPLES);
+  const fireCommand = program2.command("fire").description("report one event for one user").argument("<triggerId>", "the trigger id from the dashboard (type Custom)").argument("<userId>", "the user the event is about (any string)").option("--value <number>", "a decimal number sent with the event, e.g. 9.99", (text, given) => {
+    if (given === void 0) return text;
+    throw new InvalidArgumentError("a value was given already with --value; give it once");
+  }).allowExcessArguments(true).addHelpText("after", EXAMPLES);
   return addServiceOptions(fireCommand).action(async (triggerId, userId, options, self2) => {
     const extra = self2.args.slice(2);
     if (extra.length > 0) {
@@ -37258,6 +37261,7 @@ var EXAMPLES;
 var init_fire = __esm({
   "src/commands/fire.ts"() {
     "use strict";
+    init_esm();
     init_client();
     init_request();
     init_errors();

@@ -1,5 +1,5 @@
 /** trigger fire <triggerId> <userId> [--value <n>]: its definition (options, help) and its run. */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { eventUrl, type TriggerClient } from '../client/client.js';
 import { eventOf, parseTraceparent, prepareEvent, requestHeaders, type PreparedEvent } from '../client/request.js';
 import { isTriggerError, UsageError, type StopSignal } from '../errors.js';
@@ -32,7 +32,10 @@ export function command(program: Command, ctx: Context): Command {
     .description('report one event for one user')
     .argument('<triggerId>', 'the trigger id from the dashboard (type Custom)')
     .argument('<userId>', 'the user the event is about (any string)')
-    .option('--value <number>', 'a decimal number sent with the event, e.g. 9.99')
+    .option('--value <number>', 'a decimal number sent with the event, e.g. 9.99', (text: string, given?: string) => {
+      if (given === undefined) return text; // given twice, the last silently won (audit26 #14)
+      throw new InvalidArgumentError('a value was given already with --value; give it once');
+    })
     .allowExcessArguments(true) // checked below, to suggest --value for `fire purchase alice 9.99`
     .addHelpText('after', EXAMPLES);
   return addServiceOptions(fireCommand).action(async (triggerId: string, userId: string, options: FireCommandOptions, self: Command) => {

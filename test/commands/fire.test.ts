@@ -48,6 +48,7 @@ describe('trigger fire, in-process', () => {
     [['t', 'u', '--base-url', 'https://u:p@example.com'], /credentials/],
     [['t', 'u', '--api-key', 'has space'], /contains a space at position 4/],
     [['t', 'u', '9.99'], /to send a value, use: --value 9\.99/],
+    [['t', 'u', '--value', '1', '--value', '2'], /--value '2' is not valid: a value was given already with --value; give it once/], // audit26 #14
   ])('usage error %j: exit 2, nothing sent, nothing on stdout', async (args, message) => {
     const result = await fire(args);
     expect(result.code).toBe(2);
@@ -111,6 +112,13 @@ describe('trigger fire, in-process: what scripts read', () => {
     const result = await fire(['purchase', 'alice', '--value', 'abc', '--json']);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, value: null, error: { kind: 'usage', exitCode: 2 } });
+  });
+
+  it('a status the table does not name has its reason phrase all the same (audit26 #14: `425: e425`)', async () => {
+    server.handle((_req, res) => json(res, 425, { error: 'e425' }));
+    const result = await fire(['t', 'u']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the service refused the event: 425 Too Early: e425');
   });
 
   it('a 504 from a gateway: exit 3, error.recorded "unknown", sent once', async () => {
