@@ -125,7 +125,18 @@ import { join } from 'node:path';
 // The lead: the start-up cache under an empty HOME or a relative XDG_CACHE_HOME not in the current folder (fix26c noticed, +1).
 // The lead: an empty key or base URL is as unset where it is not needed (a dry run; review26: a fork's pull request, +1).
 // The lead: bash puts no common start of two $'...' ids on the line, which left the quote open, cut inside an escape (review26, +6).
-const BUDGET = 12_134;
+// fix26d: a 2xx whose JSON object does not parse (cut at 1 MiB, or mangled) is a malformed answer, outcome unknown, not accepted
+// (audit26 #2, +7).
+// fix26d: the 404 hint echoes a long trigger id and the path asked for cut, as other input is; fire's "add it" hint names an id
+// over 64 characters rather than printing it whole again (audit26 #6, +3).
+// fix26d: a refused handshake's hint by its code (expired, not yet valid, TLS 1.0/1.1, a missing intermediate), not always the
+// private-CA one (audit26 #9, +10); a TLS alert for an answer to plain http is recorded "no" and says to use https://, as nginx's
+// and Go's 400 for it do (audit26 #10, +8).
+// fix26d: Retry-After sent twice is read as the longest wait, not the first; one over a day is read as a day and said "a day or
+// more", not "99999999999999980000 s" (audit26 #12, +8).
+// fix26d: a status the table does not name takes node:http's reason phrase (425 Too Early), and fire refuses --value given
+// twice, where the last silently won (audit26 #14, +5).
+const BUDGET = 12_175;
 const GOAL = 11_600;
 
 function lines(dir) {
