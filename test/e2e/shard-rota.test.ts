@@ -38,7 +38,7 @@ const SETTLED_MS = 5_000;
  * loop on one core, 6 beside two other e2e files, the 4 stopped): 0.93-1.00, and that CI run 0.91; without the rota, 9 runs:
  * 0.49-0.72.
  */
-const [OWNED, FEW] = [0.8, 4];
+const [OWNED, FEW, MOSTLY] = [0.8, 4, 0.9];
 
 const KEYS = ['tk_test_shardOne_Abc123xyz789', 'tk_test_shardTwo_Abc123xyz789'];
 
@@ -120,6 +120,8 @@ describe('--shard on a strict rate', () => {
     const mean = counted.reduce((sum, share) => sum + share, 0) / counted.length;
     const seen = shares.map((share) => share.toFixed(2)).join(' ');
     expect(mean, `the owner's share of each turn (the lowest left out): ${seen}`).toBeGreaterThanOrEqual(OWNED);
+    // And most turns the owner's (review26: without the rota the mean of all but the lowest reached 0.74-0.76 against 0.8).
+    expect(counted[counted.length >> 1], `the owner's share of the middle turn: ${seen}`).toBeGreaterThanOrEqual(MOSTLY);
     expect(shares.length, `turns judged (both shards sending): ${seen}`).toBeGreaterThanOrEqual(FEW);
   }, 55_000);
 });
