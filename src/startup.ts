@@ -10,6 +10,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { makeFolders, writeFileAtomic } from './atomic-write.js';
 import { configDir, homeDir } from './settings/paths.js';
+import { tryOr } from './try-or.js';
 import { VERSION } from './version.js';
 import type * as CliModule from './cli.js';
 
@@ -71,15 +72,13 @@ function runWithCodeCache(file: string): Cli {
   const startFlags = [process.execArgv, process.env.NODE_OPTIONS || ''];
   const name = `${build}-${fnv1a(JSON.stringify(startFlags))}-node${process.versions.node}-${process.arch}.v8cache`;
   const madeFor = JSON.stringify([process.versions.node, process.versions.v8, process.arch, startFlags, file, fileIdentity(bundleStat)]);
-  let cacheFile: string | undefined;
-  let cachedData: Buffer | undefined;
-  try {
-    cacheFile = path.join(cacheDir(), name); // throws for a user without a home folder or a passwd entry: no cache
-    if (unchanged && privateFolder(path.dirname(cacheFile), false))
-      cachedData = readCache(cacheFile, readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor);
-  } catch {
-    // no cache: a slower start
-  }
+  // cacheDir() throws for a user without a home folder or a passwd entry: no cache, a slower start.
+  const cacheFile = tryOr(() => path.join(cacheDir(), name));
+  const cachedData = tryOr(() =>
+    cacheFile !== undefined && unchanged && privateFolder(path.dirname(cacheFile), false)
+      ? readCache(cacheFile, readOwnRecord(recordsFile(), MAX_RECORDS_BYTES)[name], madeFor)
+      : undefined,
+  );
   const script = new vm.Script(nodeModule.wrap(source), { filename: file, cachedData });
   const module = { exports: {} as Cli };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
@@ -116,12 +115,8 @@ function writeCache(cli: Cli, script: vm.Script, cacheFile: string, names: Recor
     // In the folder recordsWritable made, 0600, replacing the file whole.
     writeFileAtomic(recordsFile(), `${JSON.stringify(records)}\n`, { mode: 0o600, forceMode: true, follow: false });
   } catch {
-    try {
-      // A file without its record would only be written again by every run.
-      fs.rmSync(cacheFile, { force: true });
-    } catch {
-      // nothing to remove where nothing could be written
-    }
+    // A file without its record would only be written again by every run.
+    tryOr(() => fs.rmSync(cacheFile, { force: true }));
   }
 }
 
@@ -144,13 +139,11 @@ const ownedPrivately = (stat: fs.Stats | fs.BigIntStats) =>
  * (0700) when `make` is set. One not trusted is left as it is (an existing folder keeps its mode): the cache is not used, a slower start.
  */
 function privateFolder(dir: string, make: boolean): boolean {
-  try {
+  return tryOr(() => {
     if (make) makeFolders(dir);
     const stat = fs.lstatSync(dir);
     return stat.isDirectory() && ownedPrivately(stat);
-  } catch {
-    return false;
-  }
+  }, false);
 }
 
 /**
@@ -202,13 +195,11 @@ const MAX_RECORDS_BYTES = 1024 * 1024;
  */
 function recordsWritable(): boolean {
   const dir = path.dirname(recordsFile());
-  try {
+  return tryOr(() => {
     makeFolders(dir);
     fs.accessSync(dir, fs.constants.W_OK);
     return true;
-  } catch {
-    return false;
-  }
+  }, false);
 }
 
 function fnv1a(text: string): string {

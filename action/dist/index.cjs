@@ -559,15 +559,25 @@ var init_redact = __esm({
   }
 });
 
+// src/try-or.ts
+function tryOr(fn, otherwise) {
+  try {
+    return fn();
+  } catch {
+    return otherwise;
+  }
+}
+var init_try_or = __esm({
+  "src/try-or.ts"() {
+    "use strict";
+  }
+});
+
 // src/client/response.ts
 function parseJsonBody(text) {
   const trimmed = text.trim();
   if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return void 0;
-  try {
-    return JSON.parse(trimmed);
-  } catch {
-    return void 0;
-  }
+  return tryOr(() => JSON.parse(trimmed));
 }
 function excerpt2(text, max = 200) {
   const clean = cleanText(text);
@@ -616,6 +626,7 @@ var init_response = __esm({
   "src/client/response.ts"() {
     "use strict";
     init_redact();
+    init_try_or();
     MAX_BODY_BYTES = 1024 * 1024;
     CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
     cleanText = (text) => text.replace(CONTROL, "").replace(/\s+/g, " ").trim();
@@ -5214,20 +5225,6 @@ var init_version = __esm({
   }
 });
 
-// src/try-or.ts
-function tryOr(fn, otherwise) {
-  try {
-    return fn();
-  } catch {
-    return otherwise;
-  }
-}
-var init_try_or = __esm({
-  "src/try-or.ts"() {
-    "use strict";
-  }
-});
-
 // src/atomic-write.ts
 function writeFileAtomic(target2, text, options = {}) {
   const file = options.follow === false ? target2 : tryOr(() => import_node_fs2.default.realpathSync(target2)) ?? target2;
@@ -5352,6 +5349,7 @@ var init_startup = __esm({
     import_node_fs3 = __toESM(require("node:fs"), 1);
     init_atomic_write();
     init_paths();
+    init_try_or();
     init_version();
     off = () => process.env.TRIGGER_NO_STARTUP_CACHE === "1";
     writableByOwnerOnly = (stat) => process.platform === "win32" || (Number(stat.mode) & 18) === 0;
@@ -36466,12 +36464,8 @@ function findCatalog({ cwd, env: env2, flag }) {
   return void 0;
 }
 function exists(file) {
-  try {
-    const stat = import_node_fs6.default.statSync(file, { throwIfNoEntry: false });
-    return stat !== void 0 && !stat.isDirectory();
-  } catch {
-    return false;
-  }
+  const stat = tryOr(() => import_node_fs6.default.statSync(file, { throwIfNoEntry: false }));
+  return stat !== void 0 && !stat.isDirectory();
 }
 var import_node_fs6, import_node_path5, CATALOG_FILE_NAME;
 var init_find = __esm({
@@ -36479,18 +36473,16 @@ var init_find = __esm({
     "use strict";
     import_node_fs6 = __toESM(require("node:fs"), 1);
     import_node_path5 = __toESM(require("node:path"), 1);
+    init_try_or();
     CATALOG_FILE_NAME = "triggers.json";
   }
 });
 
 // src/catalog/file.ts
 function loginName(uid) {
-  try {
-    for (const line2 of import_node_fs7.default.readFileSync("/etc/passwd", "utf8").split("\n")) {
-      const fields = line2.split(":");
-      if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
-    }
-  } catch {
+  for (const line2 of tryOr(() => import_node_fs7.default.readFileSync("/etc/passwd", "utf8").split("\n"), [])) {
+    const fields = line2.split(":");
+    if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
   }
   return void 0;
 }
@@ -36540,12 +36532,10 @@ function inside(file, dir) {
 function inWorkspace(file, env2) {
   const workspace = env2.GITHUB_WORKSPACE;
   if (env2.GITHUB_ACTIONS !== "true" || !workspace) return false;
-  try {
-    const root = import_node_fs7.default.realpathSync(workspace);
-    return inside(import_node_path6.default.resolve(file), import_node_path6.default.resolve(workspace)) && inside(import_node_fs7.default.realpathSync(file), root);
-  } catch {
-    return false;
-  }
+  return tryOr(
+    () => inside(import_node_path6.default.resolve(file), import_node_path6.default.resolve(workspace)) && inside(import_node_fs7.default.realpathSync(file), import_node_fs7.default.realpathSync(workspace)),
+    false
+  );
 }
 function follow(file, check2, missing = false) {
   let hop = import_node_path6.default.resolve(file);
@@ -36611,6 +36601,7 @@ var init_file = __esm({
     init_errors();
     init_render();
     init_startup();
+    init_try_or();
     MAX_CATALOG_BYTES = 16 * 1024 * 1024;
     MAX_LINKS = 40;
     mode = (stat) => (stat.mode & 4095).toString(8).padStart(4, "0");
@@ -42293,13 +42284,6 @@ async function sniff(source) {
   const { head, stream } = await peek(source);
   return { format: /^\s*\{/.test(head.toString("utf8")) ? "ndjson" : "csv", stream };
 }
-function stdinIsFile() {
-  try {
-    return import_node_fs10.default.fstatSync(0).isFile();
-  } catch {
-    return false;
-  }
-}
 function noZstd(name) {
   const first = name === "standard input" ? "in the pipe: ... | zstd -dc | trigger batch -" : `in place: zstd -d --rm ${shellQuote(name)}`;
   const hint = `run trigger with Node 22.15 or later, or decompress it first, ${first}`;
@@ -42679,7 +42663,7 @@ async function openStdin(options, columns) {
   };
   return input2;
 }
-var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, damagedBefore, sumText, changed, pastEnd, stopAt;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, stdinIsFile, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, damagedBefore, sumText, changed, pastEnd, stopAt;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42690,9 +42674,11 @@ var init_input = __esm({
     init_errno();
     init_errors();
     init_render();
+    init_try_or();
     init_formats();
     init_report();
     init_rows();
+    stdinIsFile = () => tryOr(() => import_node_fs10.default.fstatSync(0).isFile(), false);
     zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     frameAhead = (b) => [4247762216, 407710288 | b[0] & 15].some((m) => b.subarray(0, 4).every((x, k) => x === (m >>> 8 * k) % 256));
@@ -43031,13 +43017,11 @@ var init_journal = __esm({
 function sameFile2(a, b) {
   const other = b === "-" ? 0 : b;
   if (typeof other === "string" && import_node_path13.default.resolve(a) === import_node_path13.default.resolve(other)) return true;
-  try {
+  return tryOr(() => {
     const sa = import_node_fs12.default.statSync(a);
     const sb = typeof other === "number" ? import_node_fs12.default.fstatSync(other) : import_node_fs12.default.statSync(other);
     return sa.ino === sb.ino && sa.dev === sb.dev;
-  } catch {
-    return false;
-  }
+  }, false);
 }
 function pathStat(flag, file) {
   try {
@@ -43109,12 +43093,8 @@ function replayNames(file) {
   const same = (journal) => {
     const input2 = journalInput(journal);
     if (input2?.path !== import_node_path13.default.resolve(file)) return false;
-    try {
-      mine ??= fingerprint(file);
-    } catch {
-      return false;
-    }
-    return input2.size === mine.size && input2.sha256 === mine.sha256;
+    mine ??= tryOr(() => fingerprint(file));
+    return input2.size === mine?.size && input2.sha256 === mine.sha256;
   };
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
@@ -43256,6 +43236,7 @@ var init_files = __esm({
     init_input();
     init_journal();
     init_lock();
+    init_try_or();
     init_rows();
     inFolder = (cwd, file) => file === "-" || import_node_path13.default.isAbsolute(file) || import_node_path13.default.resolve(file) === import_node_path13.default.resolve(cwd, file) ? file : import_node_path13.default.resolve(cwd, file);
     afterWords = ({ line: line2, check: check2 }) => check2 ? `${line2}:${check2}` : String(line2);

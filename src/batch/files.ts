@@ -12,6 +12,7 @@ import { compressionFromName, FORMAT_TABLE, formatFromName, type Format } from '
 import { isPart, type AfterLine, type Input } from './input.js';
 import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
 import { FileLock } from '../lock.js';
+import { tryOr } from '../try-or.js';
 import type { Shard } from './shard.js';
 import { columnsWords } from './rows.js';
 
@@ -42,13 +43,11 @@ export const inFolder = (cwd: string, file: string): string =>
 function sameFile(a: string, b: string | number): boolean {
   const other = b === '-' ? 0 : b;
   if (typeof other === 'string' && path.resolve(a) === path.resolve(other)) return true;
-  try {
+  return tryOr(() => {
     const sa = fs.statSync(a);
     const sb = typeof other === 'number' ? fs.fstatSync(other) : fs.statSync(other);
     return sa.ino === sb.ino && sa.dev === sb.dev;
-  } catch {
-    return false;
-  }
+  }, false);
 }
 
 /** A --failed or --journal path's file (undefined: none yet), or what is wrong with the path, in words (audit24: ENOTDIR, ELOOP were exit 70). */
@@ -156,12 +155,8 @@ export function replayNames(file: string): { failed: string; journal: string } {
   const same = (journal: string): boolean => {
     const input = journalInput(journal);
     if (input?.path !== path.resolve(file)) return false;
-    try {
-      mine ??= fingerprint(file);
-    } catch {
-      return false;
-    }
-    return input.size === mine.size && input.sha256 === mine.sha256;
+    mine ??= tryOr(() => fingerprint(file));
+    return input.size === mine?.size && input.sha256 === mine.sha256;
   };
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;

@@ -10,6 +10,7 @@ import zlib from 'node:zlib';
 import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 import { shellQuote } from '../output/render.js';
+import { tryOr } from '../try-or.js';
 import {
   COMPRESSIONS,
   compressionFromName,
@@ -111,13 +112,7 @@ async function sniff(source: Readable): Promise<{ format: Format; stream: Readab
   return { format: /^\s*\{/.test(head.toString('utf8')) ? 'ndjson' : 'csv', stream }; // \s takes a byte-order mark too
 }
 
-function stdinIsFile(): boolean {
-  try {
-    return fs.fstatSync(0).isFile();
-  } catch {
-    return false;
-  }
-}
+const stdinIsFile = () => tryOr(() => fs.fstatSync(0).isFile(), false);
 
 const zstd = (zlib as unknown as { createZstdDecompress?: (options?: zlib.ZlibOptions) => NodeJS.ReadWriteStream }).createZstdDecompress;
 

@@ -10,6 +10,7 @@ import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
 import { printable, shellQuote } from '../output/render.js';
 import { writableByOwnerOnly } from '../startup.js';
+import { tryOr } from '../try-or.js';
 import type { CatalogSource } from './find.js';
 
 const MAX_CATALOG_BYTES = 16 * 1024 * 1024; // The largest catalog read: far above any team's triggers, far below what a string can hold.
@@ -30,13 +31,10 @@ export interface ReadCatalogOptions {
 
 /** A user's login name from /etc/passwd, or undefined (no entry, or users from a directory service). */
 function loginName(uid: number): string | undefined {
-  try {
-    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const fields = line.split(':');
-      if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
-    }
-  } catch {
-    // no passwd file: the number says it
+  // No passwd file: the number says it.
+  for (const line of tryOr(() => fs.readFileSync('/etc/passwd', 'utf8').split('\n'), [])) {
+    const fields = line.split(':');
+    if (fields[2] === String(uid) && fields[0]) return printable(fields[0]);
   }
   return undefined;
 }
@@ -110,12 +108,10 @@ function inside(file: string, dir: string): boolean {
 function inWorkspace(file: string, env: NodeJS.ProcessEnv): boolean {
   const workspace = env.GITHUB_WORKSPACE;
   if (env.GITHUB_ACTIONS !== 'true' || !workspace) return false;
-  try {
-    const root = fs.realpathSync(workspace);
-    return inside(path.resolve(file), path.resolve(workspace)) && inside(fs.realpathSync(file), root);
-  } catch {
-    return false;
-  }
+  return tryOr(
+    () => inside(path.resolve(file), path.resolve(workspace)) && inside(fs.realpathSync(file), fs.realpathSync(workspace)),
+    false,
+  );
 }
 
 type Target = { real: string; stat?: fs.Stats | undefined };

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { tryOr } from '../try-or.js';
 
 export const CATALOG_FILE_NAME = 'triggers.json';
 
@@ -43,10 +44,6 @@ export function findCatalog({ cwd, env, flag }: FindCatalogOptions): FoundCatalo
  * when read (file.ts) rather than passed over, which would send events unchecked. An unsearchable folder (EACCES) is as good as no file.
  */
 function exists(file: string): boolean {
-  try {
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    return stat !== undefined && !stat.isDirectory();
-  } catch {
-    return false;
-  }
+  const stat = tryOr(() => fs.statSync(file, { throwIfNoEntry: false }));
+  return stat !== undefined && !stat.isDirectory();
 }

@@ -1,5 +1,6 @@
 /** Reading what the service answered: a bounded body, its message, a request id. */
 import { decodeReferences } from '../output/redact.js';
+import { tryOr } from '../try-or.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -7,11 +8,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export function parseJsonBody(text: string): unknown {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return undefined;
-  }
+  return tryOr(() => JSON.parse(trimmed) as unknown);
 }
 
 // Escape sequences and control characters from a server must not reach the user's terminal.
