@@ -36782,11 +36782,10 @@ function remember(record, file, identity, known) {
   const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
   const text = `${JSON.stringify(Object.fromEntries(entries))}
 `;
-  try {
+  tryOr(() => {
     makeFolders(import_node_path7.default.dirname(record));
     writeFileAtomic(record, text, { mode: 384, forceMode: true, follow: false });
-  } catch {
-  }
+  });
 }
 function loadCatalog(found2, options = {}) {
   const { path: file, source } = typeof found2 === "string" ? { path: found2, source: "flag" } : found2;
@@ -36794,12 +36793,8 @@ function loadCatalog(found2, options = {}) {
   const record = options.checkedRecord;
   const known = record === void 0 ? void 0 : readOwnRecord(record, MAX_RECORD_BYTES);
   const identity = `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-  if (known?.[file] === identity) {
-    try {
-      return { path: file, text, data: parseJson(text), real, stat };
-    } catch {
-    }
-  }
+  const checked = known?.[file] === identity ? tryOr(() => parseJson(text)) : void 0;
+  if (checked !== void 0) return { path: file, text, data: checked, real, stat };
   const parsed2 = parseCatalog(text);
   if (!parsed2.data) throw catalogError(file, parsed2.problems);
   if (record !== void 0 && known !== void 0 && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
@@ -36822,6 +36817,7 @@ var init_load = __esm({
     init_render();
     init_store();
     init_startup();
+    init_try_or();
     init_file();
     VALUE_RULES = ["required", "optional", "none"];
     ENTRY_FIELDS = ["name", "description", "value", "min", "max", "deprecated", "ids"];
@@ -37837,6 +37833,7 @@ var init_failed = __esm({
     init_formats();
     init_rows();
     init_lock();
+    init_try_or();
     csvField = (text, separator = ",") => /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
     csvLine = (fields, separator = ",") => `${fields.map((f) => csvField(f, separator)).join(separator)}
 `;
@@ -37922,24 +37919,20 @@ var init_failed = __esm({
         this.#flush();
       }
       #flush() {
-        if (this.#fd === void 0 || this.error || this.#buffer === "") return;
+        const fd = this.#fd;
+        if (fd === void 0 || this.error || this.#buffer === "") return;
         const bytes = Buffer.from(this.#buffer);
         const rows2 = this.#bufferedRows;
         this.#buffer = "";
         this.#bufferedRows = 0;
         let done = 0;
         try {
-          while (done < bytes.length) done += import_node_fs9.default.writeSync(this.#fd, bytes, done);
+          while (done < bytes.length) done += import_node_fs9.default.writeSync(fd, bytes, done);
         } catch (error2) {
           this.error = error2;
           this.notKept += rows2;
           this.rows -= rows2;
-          if (done > 0 && !this.inPlace) {
-            try {
-              import_node_fs9.default.ftruncateSync(this.#fd, import_node_fs9.default.fstatSync(this.#fd).size - done);
-            } catch {
-            }
-          }
+          if (done > 0 && !this.inPlace) tryOr(() => import_node_fs9.default.ftruncateSync(fd, import_node_fs9.default.fstatSync(fd).size - done));
         }
       }
       /**
@@ -37952,10 +37945,7 @@ var init_failed = __esm({
         if (keep) {
           this.#writeHeader();
           this.#flush();
-          try {
-            if (!this.inPlace && !this.error) import_node_fs9.default.fsyncSync(fd);
-          } catch {
-          }
+          if (!this.inPlace && !this.error) tryOr(() => import_node_fs9.default.fsyncSync(fd));
         }
         this.#fd = void 0;
         import_node_fs9.default.closeSync(fd);
@@ -45638,11 +45628,8 @@ function reference(from, to) {
 function packageSchema() {
   if (typeof __filename !== "string") return void 0;
   for (let dir = import_node_path14.default.dirname(__filename), up = 0; up < 4; up++, dir = import_node_path14.default.dirname(dir)) {
-    try {
-      const manifest = JSON.parse(import_node_fs17.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8"));
-      if (manifest.name === PACKAGE_NAME && isFile2(import_node_path14.default.join(dir, SCHEMA_FILE_NAME))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
-    } catch {
-    }
+    const manifest = tryOr(() => JSON.parse(import_node_fs17.default.readFileSync(import_node_path14.default.join(dir, "package.json"), "utf8")));
+    if (manifest?.name === PACKAGE_NAME && tryOr(() => isFile2(import_node_path14.default.join(dir, SCHEMA_FILE_NAME)))) return import_node_path14.default.join(dir, SCHEMA_FILE_NAME);
   }
   return void 0;
 }
@@ -45683,6 +45670,7 @@ var init_write = __esm({
     init_atomic_write();
     init_errno();
     init_errors();
+    init_try_or();
     init_render();
     init_file();
     init_load();
@@ -45830,18 +45818,15 @@ Where another profile's account uses another id: trigger triggers edit ${printab
   });
 }
 function writeSchema({ schema }, io) {
-  if (schema?.copyFrom === void 0 || schema.copyTo === void 0) return;
+  const { copyFrom, copyTo } = schema ?? {};
+  if (copyFrom === void 0 || copyTo === void 0) return;
   const title = (file) => JSON.parse(import_node_fs18.default.readFileSync(file, "utf8")).title;
+  if (tryOr(() => isFile2(copyTo) && title(copyTo) !== title(copyFrom), true)) return;
   try {
-    if (isFile2(schema.copyTo) && title(schema.copyTo) !== title(schema.copyFrom)) return;
-  } catch {
-    return;
-  }
-  try {
-    writeFileAtomic(schema.copyTo, import_node_fs18.default.readFileSync(schema.copyFrom, "utf8"), { follow: false });
-    io.stdout(io.outColors.dim(`wrote ${printable(schema.copyTo)}, the schema its "$schema" names (for editors)`));
+    writeFileAtomic(copyTo, import_node_fs18.default.readFileSync(copyFrom, "utf8"), { follow: false });
+    io.stdout(io.outColors.dim(`wrote ${printable(copyTo)}, the schema its "$schema" names (for editors)`));
   } catch (error2) {
-    const warning2 = `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`;
+    const warning2 = `warning: cannot write ${printable(copyTo)} (${errnoWords(error2, "writing")}): editors will not find the schema "$schema" names`;
     io.stderr(io.errColors.warn(warning2));
   }
 }
@@ -45983,6 +45968,7 @@ var init_triggers = __esm({
     init_write();
     init_atomic_write();
     init_errno();
+    init_try_or();
     init_render();
     init_resolve2();
     count = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
@@ -46127,11 +46113,7 @@ function catalogCandidates(typed2, env2, cwd) {
 }
 function runComplete(program2, words, io, env2, cwd) {
   const partial = words.at(-1) ?? "";
-  let answer = NOTHING;
-  try {
-    answer = answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd);
-  } catch {
-  }
+  const answer = tryOr(() => answerAt(walk(program2, words.slice(0, -1)), partial, env2, cwd), NOTHING);
   const seen = /* @__PURE__ */ new Set();
   const ansi = env2.TRIGGER_COMPLETE_SHELL === "bash";
   const offered = answer.candidates.filter((c) => {
@@ -46163,6 +46145,7 @@ var init_completion = __esm({
     init_resolve2();
     init_find();
     init_load();
+    init_try_or();
     CONTROLS = /[\u0000-\u001f\u007f]+/g;
     SETTING_NAMES = Object.entries(SETTINGS2).map(([value, setting]) => ({ value, description: setting.about }));
     ARGUMENT_VALUES = {

@@ -15,6 +15,7 @@ import { rawJson, toJson } from '../output/render.js';
 import { FORMAT_TABLE, type Format } from './formats.js';
 import { columnAt, keptFields, type Row } from './rows.js';
 import { throughLinks } from '../lock.js';
+import { tryOr } from '../try-or.js';
 
 const csvField = (text: string, separator = ','): string =>
   /["\r\n]/.test(text) || text.includes(separator) ? `"${text.replaceAll('"', '""')}"` : text;
@@ -160,26 +161,22 @@ export class FailedFile {
   }
 
   #flush(): void {
-    if (this.#fd === undefined || this.error || this.#buffer === '') return;
+    const fd = this.#fd;
+    if (fd === undefined || this.error || this.#buffer === '') return;
     const bytes = Buffer.from(this.#buffer);
     const rows = this.#bufferedRows;
     this.#buffer = '';
     this.#bufferedRows = 0;
     let done = 0;
     try {
-      while (done < bytes.length) done += fs.writeSync(this.#fd, bytes, done);
+      while (done < bytes.length) done += fs.writeSync(fd, bytes, done);
     } catch (error) {
       this.error = error as Error;
       this.notKept += rows;
       this.rows -= rows;
       // A torn last row would read back as a different row: cut the file back to whole rows.
-      if (done > 0 && !this.inPlace) {
-        try {
-          fs.ftruncateSync(this.#fd, fs.fstatSync(this.#fd).size - done);
-        } catch {
-          // the rows before it are still whole; the message says which could not be kept
-        }
-      }
+      // If this fails, the rows before it are still whole; the message says which could not be kept.
+      if (done > 0 && !this.inPlace) tryOr(() => fs.ftruncateSync(fd, fs.fstatSync(fd).size - done));
     }
   }
 
@@ -193,11 +190,8 @@ export class FailedFile {
     if (keep) {
       this.#writeHeader(); // a file with no rows still replays (as zero rows)
       this.#flush();
-      try {
-        if (!this.inPlace && !this.error) fs.fsyncSync(fd);
-      } catch {
-        // not every file system syncs; the rename below is still atomic
-      }
+      // Not every file system syncs; the rename below is still atomic.
+      if (!this.inPlace && !this.error) tryOr(() => fs.fsyncSync(fd));
     }
     this.#fd = undefined;
     fs.closeSync(fd);

@@ -15,6 +15,7 @@ import { quotedExcerpt } from '../output/excerpt.js';
 import { printable } from '../output/render.js';
 import { PROFILE_NAME } from '../settings/store.js';
 import { readOwnRecord } from '../startup.js';
+import { tryOr } from '../try-or.js';
 import { readCatalogFile, type ReadCatalogOptions } from './file.js';
 import type { CatalogSource, FoundCatalog } from './find.js';
 
@@ -285,12 +286,11 @@ function remember(record: string, file: string, identity: string, known: Record<
   const { [file]: _earlier, ...others } = known;
   const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
   const text = `${JSON.stringify(Object.fromEntries(entries))}\n`;
-  try {
+  // A folder that cannot be written only means the next run checks again.
+  tryOr(() => {
     makeFolders(path.dirname(record));
     writeFileAtomic(record, text, { mode: 0o600, forceMode: true, follow: false });
-  } catch {
-    // a folder that cannot be written only means the next run checks again
-  }
+  });
 }
 
 /**
@@ -307,13 +307,9 @@ export function loadCatalog(found: string | FoundCatalog, options: LoadOptions =
   // are): a record another user could write would let them mark a catalog as checked.
   const known = record === undefined ? undefined : (readOwnRecord(record, MAX_RECORD_BYTES) as Record<string, string>);
   const identity = `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-  if (known?.[file] === identity) {
-    try {
-      return { path: file, text, data: parseJson(text) as CatalogData, real, stat };
-    } catch {
-      // not what was checked after all: check it
-    }
-  }
+  // A checked file that does not parse now is not what was checked after all: check it.
+  const checked = known?.[file] === identity ? tryOr(() => parseJson(text) as CatalogData) : undefined;
+  if (checked !== undefined) return { path: file, text, data: checked, real, stat };
   const parsed = parseCatalog(text);
   if (!parsed.data) throw catalogError(file, parsed.problems);
   if (record !== undefined && known !== undefined && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
 import { ConfigError } from '../errors.js';
+import { tryOr } from '../try-or.js';
 import { printable } from '../output/render.js';
 import { sameFile } from './file.js';
 import { catalogProblems, type CatalogData } from './load.js';
@@ -32,12 +33,8 @@ export function packageSchema(): string | undefined {
   // Every bundle that writes a catalog is CommonJS (dist/cli.cjs, the Action's), as are the tests: a level or two below the package's root.
   if (typeof __filename !== 'string') return undefined;
   for (let dir = path.dirname(__filename), up = 0; up < 4; up++, dir = path.dirname(dir)) {
-    try {
-      const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown };
-      if (manifest.name === PACKAGE_NAME && isFile(path.join(dir, SCHEMA_FILE_NAME))) return path.join(dir, SCHEMA_FILE_NAME);
-    } catch {
-      // no package.json here
-    }
+    const manifest = tryOr(() => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown } | null);
+    if (manifest?.name === PACKAGE_NAME && tryOr(() => isFile(path.join(dir, SCHEMA_FILE_NAME)))) return path.join(dir, SCHEMA_FILE_NAME);
   }
   return undefined;
 }

@@ -16,6 +16,7 @@ import { readConfig, SETTINGS } from '../settings/store.js';
 import { activeProfile } from '../settings/resolve.js';
 import { findCatalog } from '../catalog/find.js';
 import { idIn, loadCatalog } from '../catalog/load.js';
+import { tryOr } from '../try-or.js';
 import type { Context } from './shared.js';
 
 // eslint-disable-next-line no-control-regex
@@ -189,12 +190,7 @@ function catalogCandidates(typed: Map<string, string>, env: NodeJS.ProcessEnv, c
 /** `trigger __complete <words...>` in the folder `cwd`: prints the answer as the header says; never fails (a Tab prints no errors). */
 export function runComplete(program: Command, words: string[], io: Output, env: NodeJS.ProcessEnv, cwd?: string): number {
   const partial = words.at(-1) ?? '';
-  let answer = NOTHING;
-  try {
-    answer = answerAt(walk(program, words.slice(0, -1)), partial, env, cwd);
-  } catch {
-    // nothing to offer
-  }
+  const answer = tryOr(() => answerAt(walk(program, words.slice(0, -1)), partial, env, cwd), NOTHING);
   const seen = new Set<string>();
   // A control breaks the line protocol; an invisible character (Cf, U+FE0F) raw reaches the terminal, and escaped is another id. bash's
   // script asks for such an id as $'...' with it as its bytes, read back as the id in any locale (docs/choices.md); zsh and fish get none.

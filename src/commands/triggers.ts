@@ -29,6 +29,7 @@ import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
 import { isFile, newCatalog, saveCatalog, schemaFor, type SchemaPlan } from '../catalog/write.js';
 import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
+import { tryOr } from '../try-or.js';
 import type { Output } from '../output/io.js';
 import { errorLine, githubAnnotation, printable, shellQuote, shownId } from '../output/render.js';
 import { activeProfile } from '../settings/resolve.js';
@@ -210,18 +211,15 @@ Where another profile's account uses another id: trigger triggers edit ${printab
  * a link). A file of that name that is no trigger catalog schema (another title, or no JSON) is left alone: it is someone's own.
  */
 function writeSchema({ schema }: WriteTarget, io: Output): void {
-  if (schema?.copyFrom === undefined || schema.copyTo === undefined) return;
+  const { copyFrom, copyTo } = schema ?? {};
+  if (copyFrom === undefined || copyTo === undefined) return;
   const title = (file: string) => (JSON.parse(fs.readFileSync(file, 'utf8')) as { title?: unknown }).title;
+  if (tryOr(() => isFile(copyTo) && title(copyTo) !== title(copyFrom), true)) return;
   try {
-    if (isFile(schema.copyTo) && title(schema.copyTo) !== title(schema.copyFrom)) return;
-  } catch {
-    return;
-  }
-  try {
-    writeFileAtomic(schema.copyTo, fs.readFileSync(schema.copyFrom, 'utf8'), { follow: false });
-    io.stdout(io.outColors.dim(`wrote ${printable(schema.copyTo)}, the schema its "$schema" names (for editors)`));
+    writeFileAtomic(copyTo, fs.readFileSync(copyFrom, 'utf8'), { follow: false });
+    io.stdout(io.outColors.dim(`wrote ${printable(copyTo)}, the schema its "$schema" names (for editors)`));
   } catch (error) {
-    const warning = `warning: cannot write ${printable(schema.copyTo)} (${errnoWords(error, 'writing')}): editors will not find the schema "$schema" names`;
+    const warning = `warning: cannot write ${printable(copyTo)} (${errnoWords(error, 'writing')}): editors will not find the schema "$schema" names`;
     io.stderr(io.errColors.warn(warning));
   }
 }
