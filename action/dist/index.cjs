@@ -42414,28 +42414,23 @@ async function* sniffedStdin(source, mark) {
   if (!compression) return yield* stream;
   yield* decompressed(stream, compression, "standard input", mark);
 }
+function statOf(at, name, hint, after = "") {
+  try {
+    return import_node_fs10.default.statSync(at);
+  } catch (error2) {
+    throw new UsageError(`cannot read ${name}: ${errnoWords(error2, "reading")}${after}`, { hint });
+  }
+}
 function filesOf(source, cwd) {
   const at = import_node_path11.default.resolve(cwd, source);
-  let stat;
-  try {
-    stat = import_node_fs10.default.statSync(at);
-  } catch (error2) {
-    const message = `cannot read ${source}: ${errnoWords(error2, "reading")}`;
-    throw new UsageError(message, { hint: "give CSV, NDJSON or Parquet files or folders of them, or - for standard input" });
-  }
+  const stat = statOf(at, source, "give CSV, NDJSON or Parquet files or folders of them, or - for standard input");
   if (stat.isFile()) return [{ path: at, name: source }];
   const hint = `pipe it to standard input: cat ${source} | trigger batch -`;
   if (!stat.isDirectory()) throw new UsageError(`${source} is not a regular file or folder`, { hint });
   return import_node_fs10.default.readdirSync(at).filter(isPart).sort().map((name) => ({ path: import_node_path11.default.join(at, name), name: import_node_path11.default.join(source, name) })).filter((f) => isFile(f));
 }
 function isFile(file) {
-  let stat;
-  try {
-    stat = import_node_fs10.default.statSync(file.path);
-  } catch (error2) {
-    const message2 = `cannot read ${file.name}: ${errnoWords(error2, "reading")}; nothing was sent`;
-    throw new UsageError(message2, { hint: "mend or remove it, or name the files to read" });
-  }
+  const stat = statOf(file.path, file.name, "mend or remove it, or name the files to read", "; nothing was sent");
   const hint = `name the folders inside it: trigger batch ${import_node_path11.default.join(import_node_path11.default.dirname(file.name), "*")}/`;
   const message = `${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`;
   if (stat.isDirectory()) throw new UsageError(message, { hint });

@@ -322,16 +322,19 @@ async function* sniffedStdin(source: Readable, mark: Stopped): AsyncGenerator<Bu
 // and the warehouses skip the same names. Redshift's UNLOAD ... MANIFEST writes its list of parts as `<prefix>manifest`, JSON beside them.
 export const isPart = (name: string) => !name.startsWith('.') && !name.startsWith('_') && !/(^|_)manifest$/.test(name);
 
+/** A source's or a folder entry's stat (through links), or the usage error that says why it cannot be read. */
+function statOf(at: string, name: string, hint: string, after = ''): fs.Stats {
+  try {
+    return fs.statSync(at);
+  } catch (error) {
+    throw new UsageError(`cannot read ${name}: ${errnoWords(error, 'reading')}${after}`, { hint });
+  }
+}
+
 /** The regular files a source names: itself, or a folder's files in name order (hidden and `_` ones skipped). */
 function filesOf(source: string, cwd: string): Array<{ path: string; name: string }> {
   const at = path.resolve(cwd, source);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(at);
-  } catch (error) {
-    const message = `cannot read ${source}: ${errnoWords(error, 'reading')}`;
-    throw new UsageError(message, { hint: 'give CSV, NDJSON or Parquet files or folders of them, or - for standard input' });
-  }
+  const stat = statOf(at, source, 'give CSV, NDJSON or Parquet files or folders of them, or - for standard input');
   if (stat.isFile()) return [{ path: at, name: source }];
   // A file is looked at before it is read, so a pipe's rows would be gone by then.
   const hint = `pipe it to standard input: cat ${source} | trigger batch -`;
@@ -349,13 +352,7 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
  * `date=2026-01-01/`, whose rows would be left out unsaid) is an input error.
  */
 function isFile(file: { path: string; name: string }): boolean {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file.path);
-  } catch (error) {
-    const message = `cannot read ${file.name}: ${errnoWords(error, 'reading')}; nothing was sent`;
-    throw new UsageError(message, { hint: 'mend or remove it, or name the files to read' });
-  }
+  const stat = statOf(file.path, file.name, 'mend or remove it, or name the files to read', '; nothing was sent');
   const hint = `name the folders inside it: trigger batch ${path.join(path.dirname(file.name), '*')}/`;
   const message = `${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`;
   if (stat.isDirectory()) throw new UsageError(message, { hint });
