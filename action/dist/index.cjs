@@ -42096,13 +42096,6 @@ function decimalText(unscaled, scale) {
   const digits = (unscaled < 0n ? -unscaled : unscaled).toString().padStart(scale + 1, "0");
   return scale > 0 ? `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}` : `${sign}${digits}${"0".repeat(-scale)}`;
 }
-function stringFromBytes(bytes) {
-  try {
-    return bytes && strict2.decode(bytes);
-  } catch {
-    return bytes;
-  }
-}
 function idReader(e, what, name) {
   const decimal2 = annotation(e) === "DECIMAL";
   if (decimal2 ? scaleOf(e) > 0 : e.num_children || !ID_TYPES.test([e.type, annotation(e)].filter(Boolean).join(" "))) {
@@ -42204,13 +42197,14 @@ async function openParquet(file, name, options) {
   }
   return (options2) => ({ rows: rows2(options2), header: () => void 0 });
 }
-var import_node_zlib, zstd, compressors, bigIntOf, strict2, decoding, annotation, scaleOf, typeOf, VALUE_TYPES, ID_TYPES, WHOLE, broken, damaged, SLICE_ROWS;
+var import_node_zlib, zstd, compressors, bigIntOf, strict2, stringFromBytes, decoding, annotation, scaleOf, typeOf, VALUE_TYPES, ID_TYPES, WHOLE, broken, damaged, SLICE_ROWS;
 var init_parquet = __esm({
   "src/batch/parquet.ts"() {
     "use strict";
     import_node_zlib = __toESM(require("node:zlib"), 1);
     init_errors();
     init_startup();
+    init_try_or();
     init_rows();
     zstd = import_node_zlib.default.zstdDecompressSync;
     compressors = {
@@ -42220,6 +42214,7 @@ var init_parquet = __esm({
     };
     bigIntOf = (bytes) => BigInt.asIntN(bytes.length * 8, BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("hex") || "0"}`));
     strict2 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    stringFromBytes = (bytes) => tryOr(() => bytes && strict2.decode(bytes), bytes);
     decoding = { compressors, parsers: { stringFromBytes }, utf8: false };
     annotation = (e) => e.logical_type?.type ?? e.converted_type;
     scaleOf = (e) => e.scale ?? e.logical_type?.scale ?? 0;

@@ -8,6 +8,7 @@ import zlib from 'node:zlib';
 import type { FileMetaData, ParquetScan, SchemaElement, SchemaTree } from 'hyparquet';
 import { UsageError } from '../errors.js';
 import { youngGenerationForParquet } from '../startup.js';
+import { tryOr } from '../try-or.js';
 import { columnAt, Damaged, findColumns, makeRow, MAX_CHUNK_ROWS, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 /** Decompressors hyparquet leaves to its user (it has Snappy itself). */
@@ -43,13 +44,7 @@ export function decimalText(unscaled: bigint, scale: number): string {
 
 /** Text, or bytes that are not UTF-8 as they are (hyparquet would put U+FFFD in their place); untyped bytes stay bytes. */
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }); // a U+FEFF that starts an id is its own (audit24)
-function stringFromBytes(bytes: Uint8Array | undefined): string | Uint8Array | undefined {
-  try {
-    return bytes && strict.decode(bytes);
-  } catch {
-    return bytes;
-  }
-}
+const stringFromBytes = (bytes: Uint8Array | undefined) => tryOr(() => bytes && strict.decode(bytes), bytes);
 const decoding = { compressors, parsers: { stringFromBytes }, utf8: false };
 
 const annotation = (e: SchemaElement) => e.logical_type?.type ?? e.converted_type;
