@@ -136,7 +136,8 @@ import { join } from 'node:path';
 // more", not "99999999999999980000 s" (audit26 #12, +8).
 // fix26d: a status the table does not name takes node:http's reason phrase (425 Too Early), and fire refuses --value given
 // twice, where the last silently won (audit26 #14, +5).
-const BUDGET = 12_175;
+// size26b took 56 out without a change in behaviour: tryOr for 19 more try/catch blocks (-53), one statOf in input.ts (-3).
+const BUDGET = 12_119;
 const GOAL = 11_600;
 
 function lines(dir) {
