@@ -42766,7 +42766,9 @@ function load2(file) {
       loaded.states = grown;
     }
     loaded.states[line2] = state;
-    if (state === FAILED) loaded.reasons.set(line2, parsed(record.slice(space + 1), "failed in an earlier run"));
+    const why = space < 0 ? void 0 : parsed(record.slice(space + 1), void 0);
+    if (typeof why === "string") loaded.reasons.set(line2, why);
+    else loaded.reasons.delete(line2);
   }
   return loaded;
 }
@@ -42849,6 +42851,7 @@ var init_journal = __esm({
     init_errors();
     init_errno();
     init_report();
+    init_rows();
     MAGIC = "trigger batch journal";
     VERSION2 = 1;
     UNKNOWN_EARLIER = "in flight when an earlier run of this batch ended: it may or may not have been recorded";
@@ -42923,7 +42926,7 @@ var init_journal = __esm({
         const state = this.#earlier?.states[line2];
         if (state === ACCEPTED) return { kind: "earlier" };
         if (state === FAILED) return { kind: "failed", reason: this.#earlier?.reasons.get(line2) ?? "failed in an earlier run" };
-        if (state === UNKNOWN) return { kind: "unknown", reason: UNKNOWN_EARLIER };
+        if (state === UNKNOWN) return { kind: "unknown", reason: this.#earlier?.reasons.get(line2) ?? UNKNOWN_EARLIER };
         return void 0;
       }
       /** Records a line about to be sent, with outcomes waiting; false when the journal cannot be written (onError told): not sent then. */
@@ -42934,12 +42937,12 @@ var init_journal = __esm({
         this.#write();
         return this.error === void 0;
       }
-      /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
+      /** Records how a row sent in this run ended ("a", "f" or "u" with the reason, or "n"; see above). */
       settled(line2, kind2, reason2) {
         const letter = SETTLED[kind2];
         if (letter === void 0) return;
-        this.#later(kind2 === "failed" ? `f ${line2} ${JSON.stringify(reason2)}
-` : `${letter} ${line2}
+        const why = kind2 === "failed" ? reason2 : kind2 === "unknown" ? reason2?.replace(`${UNKNOWN_MARK}: `, "") : void 0;
+        this.#later(`${letter} ${line2}${why === void 0 ? "" : ` ${JSON.stringify(why)}`}
 `);
       }
       /**

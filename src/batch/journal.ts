@@ -7,7 +7,7 @@
  *   a 12          line 12 was accepted
  *   f 12 "why"    line 12 failed and was kept in the failed file with this reason
  *   n 12          line 12 was not sent after all (a stop came while it waited to be retried)
- *   u 12          line 12 was cancelled in flight: its outcome is unknown
+ *   u 12 "why"    line 12 was sent and its outcome is unknown, for this reason (a 500, a time-out, cancelled in flight)
  *   done {...}    every row of the input was accounted for
  * A line with "s" and nothing after it was in flight when the process died: outcome unknown.
  *
@@ -22,6 +22,7 @@ import { UsageError } from '../errors.js';
 import { errnoWords } from '../errno.js';
 import type { Format } from './formats.js';
 import { formatCount, plural } from './report.js';
+import { UNKNOWN_MARK } from './rows.js';
 import type { Outcome, OutcomeKind } from './runner.js';
 
 const MAGIC = 'trigger batch journal';
@@ -146,7 +147,9 @@ function load(file: string) {
       loaded.states = grown;
     }
     loaded.states[line] = state;
-    if (state === FAILED) loaded.reasons.set(line, parsed(record.slice(space + 1), 'failed in an earlier run'));
+    const why = space < 0 ? undefined : parsed<unknown>(record.slice(space + 1), undefined);
+    if (typeof why === 'string') loaded.reasons.set(line, why);
+    else loaded.reasons.delete(line); // sent again (--retry-unknown) and then in flight: not the last run's reason
   }
   return loaded;
 }
@@ -317,7 +320,7 @@ export class Journal {
     const state = this.#earlier?.states[line];
     if (state === ACCEPTED) return { kind: 'earlier' };
     if (state === FAILED) return { kind: 'failed', reason: this.#earlier?.reasons.get(line) ?? 'failed in an earlier run' };
-    if (state === UNKNOWN) return { kind: 'unknown', reason: UNKNOWN_EARLIER };
+    if (state === UNKNOWN) return { kind: 'unknown', reason: this.#earlier?.reasons.get(line) ?? UNKNOWN_EARLIER };
     return undefined;
   }
 
@@ -329,11 +332,13 @@ export class Journal {
     return this.error === undefined;
   }
 
-  /** Records how a row sent in this run ended ("a", "f" with the reason, "u" or "n"; see above). */
+  /** Records how a row sent in this run ended ("a", "f" or "u" with the reason, or "n"; see above). */
   settled(line: number, kind: OutcomeKind, reason?: string): void {
     const letter = SETTLED[kind];
     if (letter === undefined) return; // a kind no sent row ends with
-    this.#later(kind === 'failed' ? `f ${line} ${JSON.stringify(reason)}\n` : `${letter} ${line}\n`);
+    // An unknown row's cause (a 500 and its request id) outlives the run, without the mark the outcome adds back (audit26b #3).
+    const why = kind === 'failed' ? reason : kind === 'unknown' ? reason?.replace(`${UNKNOWN_MARK}: `, '') : undefined;
+    this.#later(`${letter} ${line}${why === undefined ? '' : ` ${JSON.stringify(why)}`}\n`);
   }
 
   /**

@@ -62,6 +62,26 @@ describe('the journal', () => {
     expect(text.split('\n').slice(-3, -1)).toEqual(['s 7', expect.stringMatching(/^done \{/)]);
   });
 
+  it('keeps the cause of a row of unknown outcome (a 500 and its request id) for the resumed run, unless it was sent again since', () => {
+    const file = path.join(dir, 'j');
+    const first = Journal.open(file, options());
+    for (const line of [2, 3]) first.starting(line);
+    first.settled(2, 'unknown', 'outcome unknown: no definitive answer: 500 Internal Server Error: boom (request id req-42)');
+    first.settled(3, 'unknown', 'outcome unknown: no definitive answer: 500 Internal Server Error: boom');
+    first.close(false);
+    const second = Journal.open(file, options({ resume: true }));
+    expect(second.prior(2)).toEqual({
+      kind: 'unknown',
+      reason: 'no definitive answer: 500 Internal Server Error: boom (request id req-42)',
+    });
+    second.starting(3); // --retry-unknown sends it again, and the run is killed with it in flight
+    second.close(false);
+    const third = Journal.open(file, options({ resume: true }));
+    expect(third.prior(2)).toEqual(second.prior(2));
+    expect(third.prior(3)).toEqual({ kind: 'unknown', reason: expect.stringMatching(/^in flight when an earlier run/) });
+    third.close(false);
+  });
+
   it('refuses to be ignored, and refuses another input, another shard, or a file that is not a journal', () => {
     const file = path.join(dir, 'j');
     Journal.open(file, options({ shard: '1/2' })).close(false);
