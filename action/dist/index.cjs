@@ -802,7 +802,7 @@ function statusHint(status2, headers, context) {
   }
   if (status2 === 429 || status2 === 503) {
     const after = parseRetryAfter(headers["retry-after"]);
-    return after !== void 0 && after > MAX_RETRY_AFTER_MS ? `the service asked to wait ${after < 864e5 ? `${Math.round(after / 1e3)} s` : "a day or more"} before retrying, longer than the 60 s the tool waits; try again later` : `the service is busy; try again later${context.retries === 0 ? " or allow retries with --retries" : ""}`;
+    return after !== void 0 && after > MAX_RETRY_AFTER_MS ? `the service asked to wait ${waitWords(after)} before retrying, longer than the 60 s the tool waits; try again later` : `the service is busy; try again later${context.retries === 0 ? " or allow retries with --retries" : ""}`;
   }
   if (status2 === 408) return "the service gave up waiting for the request; it did not record the event, so it is safe to send again";
   if (status2 >= 500)
@@ -919,7 +919,7 @@ function describeNetworkError(code, message) {
   if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
-var import_node_buffer, import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, statusText, isTlsAlert, UNREADABLE, CLOSED, REASONS;
+var import_node_buffer, import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, statusText, waitWords, isTlsAlert, UNREADABLE, CLOSED, REASONS;
 var init_messages = __esm({
   "src/client/messages.ts"() {
     "use strict";
@@ -960,6 +960,7 @@ var init_messages = __esm({
       504: "Gateway Timeout"
     };
     statusText = (status2) => STATUS_TEXT[status2] ?? process.getBuiltinModule("node:http").STATUS_CODES[status2] ?? "";
+    waitWords = (ms) => ms < 864e5 ? `${Math.round(ms / 1e3)} s` : "a day or more";
     isTlsAlert = (error2) => String(error2?.data).startsWith("");
     UNREADABLE = "its answer could not be read (an unexpected 1xx or a malformed response)";
     CLOSED = "connection closed by the other side before it answered";
@@ -37969,6 +37970,7 @@ var init_stop = __esm({
   "src/batch/stop.ts"() {
     "use strict";
     init_errno();
+    init_messages();
     isStopReason = (value) => typeof value === "object" && value !== null && typeof value.kind === "string";
     CAUSES = {
       signal: (r) => `it was interrupted (${r.signal})`,
@@ -37976,7 +37978,7 @@ var init_stop = __esm({
       stdout: (r) => r.error?.code === "EPIPE" ? "standard output was closed" : `standard output could not be written: ${errnoWords(r.error)}`,
       "failed-file": (r) => `${r.path} could not be written (${errnoWords(r.error)})`,
       journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
-      "retry-after": (r) => `the service asked to wait ${r.seconds} s (Retry-After), more than a batch waits`,
+      "retry-after": (r) => `the service asked to wait ${waitWords(r.seconds * 1e3)} (Retry-After), more than a batch waits`,
       "pushed-back": (r) => `the service pushed back every request for ${r.seconds} s and accepted none`,
       damaged: (r) => `${r.file} could not be read on after line ${r.line} (${r.why})`
     };

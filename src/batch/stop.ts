@@ -5,6 +5,7 @@
  */
 import type { StopSignal } from '../errors.js';
 import { errnoWords } from '../errno.js';
+import { waitWords } from '../client/messages.js';
 
 export type StopReason =
   | { kind: 'signal'; signal: StopSignal }
@@ -36,7 +37,7 @@ const CAUSES: { [K in StopReason['kind']]: (reason: Extract<StopReason, { kind: 
       : `standard output could not be written: ${errnoWords(r.error)}`,
   'failed-file': (r) => `${r.path} could not be written (${errnoWords(r.error)})`,
   journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
-  'retry-after': (r) => `the service asked to wait ${r.seconds} s (Retry-After), more than a batch waits`,
+  'retry-after': (r) => `the service asked to wait ${waitWords(r.seconds * 1000)} (Retry-After), more than a batch waits`,
   'pushed-back': (r) => `the service pushed back every request for ${r.seconds} s and accepted none`,
   damaged: (r) => `${r.file} could not be read on after line ${r.line} (${r.why})`,
 };

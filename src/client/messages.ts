@@ -56,6 +56,9 @@ interface RequestContext {
   retries: number;
 }
 
+/** A wait as said to a person: one of a day, as parseRetryAfter reads any longer, is "a day or more", not "86400 s". */
+export const waitWords = (ms: number): string => (ms < 86_400_000 ? `${Math.round(ms / 1000)} s` : 'a day or more');
+
 /** The hint for a status, in words that say what to check or do next. */
 export function statusHint(status: number, headers: AnswerHeaders, context: RequestContext): string | undefined {
   if (status >= 300 && status < 400)
@@ -72,7 +75,7 @@ export function statusHint(status: number, headers: AnswerHeaders, context: Requ
   if (status === 429 || status === 503) {
     const after = parseRetryAfter(headers['retry-after']);
     return after !== undefined && after > MAX_RETRY_AFTER_MS
-      ? `the service asked to wait ${after < 86_400_000 ? `${Math.round(after / 1000)} s` : 'a day or more'} before retrying, longer than the 60 s the tool waits; try again later`
+      ? `the service asked to wait ${waitWords(after)} before retrying, longer than the 60 s the tool waits; try again later`
       : `the service is busy; try again later${context.retries === 0 ? ' or allow retries with --retries' : ''}`;
   }
   if (status === 408) return 'the service gave up waiting for the request; it did not record the event, so it is safe to send again';

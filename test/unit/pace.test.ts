@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Answer, MAX_PAUSE_MS, Pace } from '../../src/batch/pace.js';
 import { stopCause } from '../../src/batch/stop.js';
+import { parseRetryAfter } from '../../src/client/retry.js';
 
 /** A controller on a clock the test moves. */
 function controller(options: { max?: number; initial?: number; random?: () => number; stallMs?: number } = {}) {
@@ -402,6 +403,15 @@ describe('the shared pause (Retry-After)', () => {
     roundTrip(1, 50, Answer.PushedBack, MAX_PAUSE_MS + 1000);
     expect(pace.stopReason).toEqual({ kind: 'retry-after', seconds: 61 });
     expect(stopCause(pace.stopReason!)).toBe('the service asked to wait 61 s (Retry-After), more than a batch waits');
+  });
+
+  it('says a Retry-After of a day or more so, as fire does, not "86400 s" (the most parseRetryAfter reads)', () => {
+    const { pace, roundTrip } = controller();
+    roundTrip(1, 50, Answer.PushedBack, parseRetryAfter('99999999999999999999')!);
+    expect(stopCause(pace.stopReason!)).toBe('the service asked to wait a day or more (Retry-After), more than a batch waits');
+    const { pace: under, roundTrip: justUnder } = controller();
+    justUnder(1, 50, Answer.PushedBack, parseRetryAfter('86399')!);
+    expect(stopCause(under.stopReason!)).toBe('the service asked to wait 86399 s (Retry-After), more than a batch waits');
   });
 
   it('stops the batch when nothing was accepted for a while as the service kept pushing back', () => {
