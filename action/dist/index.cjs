@@ -37655,6 +37655,7 @@ async function* withMembers(rows2, wanted) {
   yield* rows2;
 }
 function readLineIds(stream, options) {
+  if (options.trigger === "") throw new UsageError("--trigger is empty: each line is only a userId; give the trigger id to send them to");
   if (!options.trigger) throw new UsageError("--format lines needs --trigger <id>: each line is only a userId");
   const toRow = (line2, item) => {
     if (typeof item !== "string") return invalidRow(line2, { format: "csv", fields: [options.trigger, item.raw] }, item.reason);

@@ -506,6 +506,7 @@ const invalidNdjson = (line: number, raw: string, reason: string) =>
  * rows are CSV rows of triggerId,userId, so their failed file is a CSV that replays as one.
  */
 function readLineIds(stream: Readable, options: ReadOptions): RowSource {
+  if (options.trigger === '') throw new UsageError('--trigger is empty: each line is only a userId; give the trigger id to send them to');
   if (!options.trigger) throw new UsageError('--format lines needs --trigger <id>: each line is only a userId');
   const toRow: ToRow = (line, item) => {
     if (typeof item !== 'string') return invalidRow(line, { format: 'csv', fields: [options.trigger!, item.raw] }, item.reason);

@@ -40,6 +40,11 @@ describe('trigger batch, in-process', () => {
 
   it.each([
     [['-', '--format', 'lines'], '--format lines needs --trigger'],
+    // An unset variable (--trigger "$T"): not "needs --trigger", which it was given (fix26d noticed).
+    [
+      ['-', '--format', 'lines', '--trigger', ''],
+      'error: --trigger is empty: each line is only a userId; give the trigger id to send them to',
+    ],
     [['-', '--resume'], '--resume goes with --journal <file>'],
     [['-', '--journal', 'j'], '--journal needs the input as a regular file'],
     [['-', '--concurrency', '0'], "error: --concurrency '0' is not valid: expected auto, or a whole number from 1 to 256"],
