@@ -134,7 +134,7 @@ export class NetworkError extends AttemptError {
   readonly code: string | undefined;
 
   constructor(kind: 'network' | 'timeout', message: string, details: NoAnswer & AttemptInfo) {
-    super(kind, message, { ...details, requestId: undefined }, { hint: details.hint, cause: details.cause });
+    super(kind, message, details, { hint: details.hint, cause: details.cause }); // a malformed 2xx has its request id: it is checked by it
     this.code = details.code;
   }
 }

@@ -141,7 +141,7 @@ var init_errors = __esm({
       /** The system or undici error code (ECONNREFUSED, UND_ERR_CONNECT_TIMEOUT, ...). */
       code;
       constructor(kind2, message, details) {
-        super(kind2, message, { ...details, requestId: void 0 }, { hint: details.hint, cause: details.cause });
+        super(kind2, message, details, { hint: details.hint, cause: details.cause });
         this.code = details.code;
       }
     };
@@ -32597,7 +32597,7 @@ var init_client = __esm({
         const saysFailure = typeof json === "object" && json !== null && json.success === false;
         if (status2 >= 200 && status2 < 300 && json === void 0 && /^\s*\{/.test(text)) {
           const why = `its JSON body ${truncated ? "is over 1 MiB, read only to there" : "does not parse"}`;
-          throw unreadable(this.baseUrl.origin, why, { ...info2, recorded: "unknown" });
+          throw unreadable(this.baseUrl.origin, why, { ...info2, requestId, recorded: "unknown" });
         }
         if (status2 >= 200 && status2 < 300 && !saysFailure) {
           const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);

@@ -153,11 +153,12 @@ describe('compressed answers', () => {
     ['followed by garbage', '{"success":false}garbage'],
     ['followed by a second object', '{"success": false, "error": "quota"} {"success":true}'],
     ['over 1 MiB', `{"success":false,"detail":"${'x'.repeat(MAX_BODY_BYTES)}"}`],
-  ])('a 2xx JSON object %s is an unknown outcome (exit 3), never accepted', async (_name, body) => {
-    const error = await failureOf(fireAt((socket) => socket.write(rawAnswer('200 OK', {}, body))));
+  ])('a 2xx JSON object %s is an unknown outcome (exit 3), never accepted, and keeps its request id', async (_name, body) => {
+    const error = await failureOf(fireAt((socket) => socket.write(rawAnswer('200 OK', { 'X-Request-Id': 'req_malformed' }, body))));
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).exitCode).toBe(3);
     expect((error as NetworkError).recorded).toBe('unknown');
+    expect((error as NetworkError).requestId).toBe('req_malformed'); // the row is checked with the service by it (fix26d noticed)
     expect((error as NetworkError).message).toMatch(/could not be read: its JSON body (does not parse|is over 1 MiB, read only to there)$/);
   });
 
