@@ -791,6 +791,8 @@ var init_proxy = __esm({
 
 // src/client/messages.ts
 function statusHint(status2, headers, context) {
+  if (status2 === 304)
+    return "a 304 answers only a request asking whether a copy changed, which this is not: a cache or proxy may answer for the service, or the base URL points elsewhere; the event can be sent again once that is fixed";
   if (status2 >= 300 && status2 < 400)
     return "redirects are not followed, so the key never goes to another host; set the base URL to where the service really is";
   if (status2 === 401 || status2 === 403)
@@ -822,7 +824,7 @@ function serviceError(answer, context, info2) {
   const label = `${status2} ${statusText(status2)}`.trim();
   const message = withoutLabel(serverMessage(json, text), label);
   const after = info2.attempts > 1 ? ` (after ${info2.attempts} attempts)` : "";
-  const summary = status2 >= 300 && status2 < 400 ? `the service redirected (${label}) to ${location ?? "no Location"}` : status2 >= 200 && status2 < 300 ? `the service answered ${label} but said "success": false` : status2 >= 500 && status2 !== 503 ? `no definitive answer: ${label}${after}` : status2 === 408 || status2 === 429 || status2 === 503 ? `not recorded: the service answered ${label}${after}` : `the service refused the event: ${label}${after}`;
+  const summary = status2 === 304 ? `the service answered ${label}, which is no redirect and no answer to an event: it was not recorded` : status2 >= 300 && status2 < 400 ? `the service redirected (${label}) to ${location ?? "no Location"}` : status2 >= 200 && status2 < 300 ? `the service answered ${label} but said "success": false` : status2 >= 500 && status2 !== 503 ? `no definitive answer: ${label}${after}` : status2 === 408 || status2 === 429 || status2 === 503 ? `not recorded: the service answered ${label}${after}` : `the service refused the event: ${label}${after}`;
   const toTls = status2 === 400 && /HTTP request (?:was sent )?to (?:an )?HTTPS/i.test(message ?? "");
   const hint = toTls ? "the port speaks https, not plain http: write the base URL with https://" : statusHint(status2, headers, context);
   const details = { status: status2, statusText: statusText(status2), serverMessage: message, body: json ?? text, location, hint, ...info2 };

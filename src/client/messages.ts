@@ -61,6 +61,8 @@ export const waitWords = (ms: number): string => (ms < 86_400_000 ? `${Math.roun
 
 /** The hint for a status, in words that say what to check or do next. */
 export function statusHint(status: number, headers: AnswerHeaders, context: RequestContext): string | undefined {
+  if (status === 304)
+    return 'a 304 answers only a request asking whether a copy changed, which this is not: a cache or proxy may answer for the service, or the base URL points elsewhere; the event can be sent again once that is fixed';
   if (status >= 300 && status < 400)
     return 'redirects are not followed, so the key never goes to another host; set the base URL to where the service really is';
   if (status === 401 || status === 403)
@@ -99,15 +101,17 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
   const message = withoutLabel(serverMessage(json, text), label);
   const after = info.attempts > 1 ? ` (after ${info.attempts} attempts)` : '';
   const summary =
-    status >= 300 && status < 400
-      ? `the service redirected (${label}) to ${location ?? 'no Location'}`
-      : status >= 200 && status < 300
-        ? `the service answered ${label} but said "success": false`
-        : status >= 500 && status !== 503
-          ? `no definitive answer: ${label}${after}`
-          : status === 408 || status === 429 || status === 503
-            ? `not recorded: the service answered ${label}${after}`
-            : `the service refused the event: ${label}${after}`;
+    status === 304
+      ? `the service answered ${label}, which is no redirect and no answer to an event: it was not recorded`
+      : status >= 300 && status < 400
+        ? `the service redirected (${label}) to ${location ?? 'no Location'}`
+        : status >= 200 && status < 300
+          ? `the service answered ${label} but said "success": false`
+          : status >= 500 && status !== 503
+            ? `no definitive answer: ${label}${after}`
+            : status === 408 || status === 429 || status === 503
+              ? `not recorded: the service answered ${label}${after}`
+              : `the service refused the event: ${label}${after}`;
   const toTls = status === 400 && /HTTP request (?:was sent )?to (?:an )?HTTPS/i.test(message ?? ''); // nginx's, Go's words (audit26 #10)
   const hint = toTls ? 'the port speaks https, not plain http: write the base URL with https://' : statusHint(status, headers, context);
   const details = { status, statusText: statusText(status), serverMessage: message, body: json ?? text, location, hint, ...info };

@@ -94,6 +94,15 @@ describe('an answer that is not a success', () => {
     expect(error.hint).toContain('redirects are not followed');
   });
 
+  it('a 304 says what it is (not modified, no redirect) and that the row was not recorded, not "redirected (304) to no Location"', () => {
+    const error = serviceError({ status: 304, headers: {}, json: undefined, text: '' }, context, info);
+    expect(error.message).toBe(
+      'the service answered 304 Not Modified, which is no redirect and no answer to an event: it was not recorded',
+    );
+    expect(error.hint).toMatch(/^a 304 answers only a request asking whether a copy changed, which this is not: .*can be sent again/);
+    expect([error.exitCode, error.recorded]).toEqual([1, 'no']); // as every 3xx: refused, not recorded, kept for a replay
+  });
+
   it('a Retry-After of a day or more is said so, not as 99999999999999980000 s (audit26 #12)', () => {
     expect(statusHint(429, { 'retry-after': '99999999999999999999' }, context)).toBe(
       'the service asked to wait a day or more before retrying, longer than the 60 s the tool waits; try again later',
