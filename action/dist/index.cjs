@@ -44748,7 +44748,8 @@ async function readForJournal(files, options, { io, env: env2 }, heard) {
   progress?.draw();
   progress?.start();
   let now = files[0];
-  const said2 = () => io.stderr(line2(` so far (${now}); sending starts once it is read`));
+  const next = options.dryRun ? "its rows are checked once it is read; a dry run sends nothing" : "sending starts once it is read";
+  const said2 = () => io.stderr(line2(` so far (${now}); ${next}`));
   const slow = shown3 || options.quiet ? void 0 : setTimeout(said2, SLOW_HASH_MS).unref();
   try {
     for (const file of files) done.push(await fingerprintOf(now = file, heard, (n) => read += n));

@@ -201,9 +201,11 @@ async function readForJournal(files: string[], options: BatchCommandOptions, { i
   const progress = shown ? new Progress(io, line) : undefined;
   progress?.draw(); // at once: a 4 GB export took seconds without a word
   progress?.start();
-  // Without that line, one plain line once it takes long: a 50 GB export was a minute silent in CI before the batch's own (fix26a).
+  // Without that line, one plain line once it takes long: a 50 GB export was a minute silent in CI before the batch's own (fix26a);
+  // a dry run, which sends nothing, reads it too when its journal exists (review26 F6).
   let now = files[0];
-  const said = () => io.stderr(line(` so far (${now}); sending starts once it is read`));
+  const next = options.dryRun ? 'its rows are checked once it is read; a dry run sends nothing' : 'sending starts once it is read';
+  const said = () => io.stderr(line(` so far (${now}); ${next}`));
   const slow = shown || options.quiet ? undefined : setTimeout(said, SLOW_HASH_MS).unref();
   try {
     for (const file of files) done.push(await fingerprintOf((now = file), heard, (n) => (read += n)));

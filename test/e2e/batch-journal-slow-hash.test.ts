@@ -40,3 +40,16 @@ it.each([
   if (lines)
     expect(said[0]).toMatch(/^reading the input for --journal: [\d,]+ of 3 MB so far \(.*big\.csv\); sending starts once it is read$/);
 });
+
+it('a dry run of a batch whose journal exists reads the input for it too, and does not say that sending starts (review26 F6)', async () => {
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  fs.writeFileSync(at('big.csv'), `triggerId,userId\nt,a\nt,b\nt,c\n${'\n'.repeat(3 * 2 ** 20)}`);
+  expect((await run(['batch', 'big.csv', '--journal', 'big.journal', '--quiet'], { env: box.env })).code).toBe(0);
+  fs.writeFileSync(at('slow.cjs'), SLOW);
+  const env = { ...box.env, NODE_OPTIONS: `--require ${at('slow.cjs')}` };
+  const result = await run(['batch', 'big.csv', '--journal', 'big.journal', '--resume', '--dry-run'], { env });
+  expect(result.code).toBe(0);
+  expect(server.requests).toHaveLength(3); // the first run's
+  const said = result.stderr.split('\n').filter((line) => line.startsWith('reading the input for --journal: '));
+  expect(said).toEqual([expect.stringMatching(/ so far \(.*big\.csv\); its rows are checked once it is read; a dry run sends nothing$/)]);
+});
