@@ -963,7 +963,7 @@ var init_messages = __esm({
     };
     statusText = (status2) => STATUS_TEXT[status2] ?? process.getBuiltinModule("node:http").STATUS_CODES[status2] ?? "";
     waitWords = (ms) => ms < 864e5 ? `${Math.round(ms / 1e3)} s` : "a day or more";
-    isTlsAlert = (error2) => String(error2?.data).startsWith("");
+    isTlsAlert = (error2) => String(error2?.data).startsWith("") && String(error2?.message).includes("Expected HTTP/");
     UNREADABLE = "its answer could not be read (an unexpected 1xx or a malformed response)";
     CLOSED = "connection closed by the other side before it answered";
     REASONS = /* @__PURE__ */ new Map([
@@ -5290,7 +5290,8 @@ var init_paths = __esm({
     "use strict";
     import_node_os2 = __toESM(require("node:os"), 1);
     import_node_path2 = __toESM(require("node:path"), 1);
-    homeDir = (env2 = process.env) => env2.HOME || import_node_os2.default.homedir() || import_node_os2.default.userInfo().homedir;
+    init_try_or();
+    homeDir = (env2 = process.env) => [env2.HOME, tryOr(() => import_node_os2.default.userInfo().homedir)].find((home) => home && import_node_path2.default.isAbsolute(home)) ?? import_node_path2.default.parse(process.cwd()).root;
   }
 });
 
@@ -44663,13 +44664,16 @@ __export(batch_exports, {
   batch: () => batch,
   command: () => command2
 });
-function whereFlags({ profile, allowHttp, catalog }, settings, cwd) {
+function whereFlags(options, settings, env2, cwd) {
   const where2 = [];
-  const named = settings?.profile ?? profile;
-  if (named !== void 0 && named !== "default") where2.push("--profile", shellQuote(named));
-  if (settings?.baseUrlSource === "flag")
-    where2.push("--base-url", shellQuote(settings.baseUrl.href), ...allowHttp ? ["--allow-http"] : []);
-  if (settings?.apiKeySource === "flag") where2.push("--api-key", '"$TRIGGER_API_KEY"');
+  const named = settings?.profile ?? options.profile;
+  if (named !== void 0 && (named !== "default" || settings && tryOr(() => readConfig(settings.configFile).profiles?.default)))
+    where2.push("--profile", shellQuote(named));
+  if (settings?.baseUrlSource === "flag") where2.push("--base-url", shellQuote(settings.baseUrl.href));
+  if (options.allowHttp) where2.push("--allow-http");
+  if (settings?.apiKeySource === "flag" || settings?.apiKeySource === "env" && settings.baseUrlSource === "flag")
+    where2.push("--api-key", '"$TRIGGER_API_KEY"');
+  const catalog = options.catalog ?? (env2.TRIGGER_CATALOG || void 0);
   if (typeof catalog === "string") where2.push("--catalog", shellQuote(inFolder(cwd, catalog)));
   else if (catalog === false) where2.push("--no-catalog");
   return where2;
@@ -44701,7 +44705,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await commandSettings(options, !dryRun, { io, env: env2, cwd }, !dryRun);
-  options.where = whereFlags(options, settings, cwd);
+  options.where = whereFlags(options, settings, env2, cwd);
   const warn = (line2) => io.stderr(io.errColors.warn(line2));
   const found2 = options.trigger === void 0 ? void 0 : catalog?.resolve(options.trigger);
   if (found2 && !found2.ok)
@@ -44922,6 +44926,8 @@ var init_batch = __esm({
     init_service();
     init_shared();
     init_startup();
+    init_store();
+    init_try_or();
     DEFAULT_CONCURRENCY = "auto";
     DEFAULT_MAX_CONCURRENCY = 64;
     [KEPT_AFTER_STOP, KEPT_FOR_MS] = [1e5, 250];

@@ -234,8 +234,12 @@ function networkHint(error: unknown, code: string | undefined, context: Connecti
   return 'the outcome is unknown: the connection failed after the request was sent, so the event may or may not have been recorded; it was not retried';
 }
 
-/** An answer that is a TLS alert record (0x15 0x03), as an https server sends to plain http (audit26 #10): it read no request. */
-export const isTlsAlert = (error: unknown): boolean => String((error as { data?: unknown })?.data).startsWith('\u0015\u0003');
+/**
+ * An answer that is a TLS alert record (0x15 0x03), as an https server sends to plain http (audit26 #10): it read no request. Only
+ * where the answer's first bytes failed (undici: "Expected HTTP/"): the same bytes in a chunk size after `200 OK` are no alert (review26b).
+ */
+export const isTlsAlert = (error: unknown): boolean =>
+  String((error as { data?: unknown })?.data).startsWith('\u0015\u0003') && String((error as Error)?.message).includes('Expected HTTP/');
 
 const UNREADABLE = 'its answer could not be read (an unexpected 1xx or a malformed response)';
 const CLOSED = 'connection closed by the other side before it answered';

@@ -41,6 +41,8 @@ import { clientFor, commandSettings } from './service.js';
 import { addServiceOptions, type Context, type ServiceOptions } from './shared.js';
 import { capYoungGeneration } from '../startup.js';
 import type { Settings } from '../settings/resolve.js';
+import { readConfig } from '../settings/store.js';
+import { tryOr } from '../try-or.js';
 
 /** --concurrency auto finds the service's pace, up to --max-concurrency. */
 export const DEFAULT_CONCURRENCY = 'auto';
@@ -81,15 +83,19 @@ marked so, and a replay skips them unless --retry-unknown).`;
  * backfill's rest went to the default profile's service, or under a catalog's keys). The key is never printed: one given with
  * --api-key is read from $TRIGGER_API_KEY, as fire --dry-run's curl reads it (unset, the command is refused: nothing is sent).
  */
-function whereFlags({ profile, allowHttp, catalog }: BatchCommandOptions, settings: Settings | undefined, cwd: string): string[] {
+function whereFlags(options: BatchCommandOptions, settings: Settings | undefined, env: NodeJS.ProcessEnv, cwd: string): string[] {
   const where = [];
-  const named = settings?.profile ?? profile;
-  if (named !== undefined && named !== 'default') where.push('--profile', shellQuote(named));
+  const named = settings?.profile ?? options.profile;
+  // "default" too when the file has it (review26b: a later `config use` moved the rest); named where there is none, it is refused.
+  if (named !== undefined && (named !== 'default' || (settings && tryOr(() => readConfig(settings.configFile).profiles?.default))))
+    where.push('--profile', shellQuote(named));
   // From TRIGGER_BASE_URL it is left to the variable, as the key in TRIGGER_API_KEY is: carried alone, the paste in another shell
-  // would send the profile's key to it.
-  if (settings?.baseUrlSource === 'flag')
-    where.push('--base-url', shellQuote(settings.baseUrl.href), ...(allowHttp ? ['--allow-http'] : []));
-  if (settings?.apiKeySource === 'flag') where.push('--api-key', '"$TRIGGER_API_KEY"');
+  // would send the profile's key to it; so a key from the variable goes with a base URL carried (review26b).
+  if (settings?.baseUrlSource === 'flag') where.push('--base-url', shellQuote(settings.baseUrl.href));
+  if (options.allowHttp) where.push('--allow-http');
+  if (settings?.apiKeySource === 'flag' || (settings?.apiKeySource === 'env' && settings.baseUrlSource === 'flag'))
+    where.push('--api-key', '"$TRIGGER_API_KEY"');
+  const catalog = options.catalog ?? (env.TRIGGER_CATALOG || undefined); // a catalog path is no secret: carried from the variable too
   if (typeof catalog === 'string') where.push('--catalog', shellQuote(inFolder(cwd, catalog)));
   else if (catalog === false) where.push('--no-catalog');
   return where;
@@ -141,7 +147,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   const columns = options.columns === undefined ? undefined : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await commandSettings(options, !dryRun, { io, env, cwd }, !dryRun); // a dry run sends nothing
-  options.where = whereFlags(options, settings, cwd);
+  options.where = whereFlags(options, settings, env, cwd);
   const warn = (line: string) => io.stderr(io.errColors.warn(line));
   // An unknown --trigger stops the batch before it starts, as `fire` does.
   const found = options.trigger === undefined ? undefined : catalog?.resolve(options.trigger);

@@ -1,8 +1,13 @@
 import os from 'node:os';
 import path from 'node:path';
+import { tryOr } from '../try-or.js';
 
-/** The user's home folder: HOME, else the account's; an empty HOME is an unset one, never the current folder (audit26: the key went there). */
-export const homeDir = (env: NodeJS.ProcessEnv = process.env): string => env.HOME || os.homedir() || os.userInfo().homedir;
+/**
+ * The user's home folder: HOME, else the account's; an empty or relative HOME is an unset one, never the current folder (audit26: the key
+ * went there); a user with no home (a container's --user without a passwd entry, review26b) gets the root, where nothing is found or made.
+ */
+export const homeDir = (env: NodeJS.ProcessEnv = process.env): string =>
+  [env.HOME, tryOr(() => os.userInfo().homedir)].find((home) => home && path.isAbsolute(home)) ?? path.parse(process.cwd()).root;
 
 /** config.json's folder: TRIGGER_CONFIG_DIR, else the platform's user config folder (as conf/env-paths, without "-nodejs"). */
 export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {

@@ -26,3 +26,10 @@ it('an empty HOME or a relative XDG_CACHE_HOME puts the start-up cache in the ac
   expect(cacheDir({ HOME: '/home/someone', XDG_CACHE_HOME: 'rel' })).toBe(path.join('/home/someone', '.cache', 'trigger'));
   expect(cacheDir({ HOME: '/home/someone', XDG_CACHE_HOME: '/x/cache' })).toBe(path.join('/x/cache', 'trigger'));
 });
+
+it('a relative HOME is an unset one, and a user with no home at all gets the root, not the current folder (review26b)', async () => {
+  const { homeDir } = await import('../../src/settings/paths.js');
+  expect(homeDir({ HOME: 'relhome' })).toBe(os.userInfo().homedir); // was: relhome, under the folder the command ran in
+  expect(configDir({ HOME: 'relhome' }, 'linux')).toBe(path.join(os.userInfo().homedir, '.config', 'trigger'));
+  expect(homeDir({ HOME: '/home/someone' })).toBe('/home/someone');
+});
