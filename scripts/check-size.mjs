@@ -145,7 +145,8 @@ import { join } from 'node:path';
 // fix26e: the off-terminal line of a slow read for --journal says a dry run sends nothing, not that sending starts (review26 F6, +2).
 // The lead, on review26b: printed commands carry --profile default when the file has it, the env key beside a --base-url flag,
 // --allow-http and TRIGGER_CATALOG; a TLS alert only at the answer's first bytes; a relative HOME or none at all not the current folder.
-const BUDGET = 12_150;
+// pace26's F1 rules taken out again (-3): real nginx 1.22, req-100-grown, one machine: 25% and 63% of the limit against 68%/68% (6b80cdd).
+const BUDGET = 12_147;
 const GOAL = 11_600;
 
 function lines(dir) {

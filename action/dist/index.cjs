@@ -43888,10 +43888,8 @@ var init_pace = __esm({
       // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
       #atOne = 0;
       // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
-      #step = { fastSince: 0, lastSlow: 0, runFrom: 0, run: [], baseAt: -Infinity, baseBefore: 0, refusedIn: Infinity, proof: 0 };
+      #step = { fastSince: 0, lastSlow: 0, runFrom: 0, runRtt: NaN, baseAt: -Infinity, baseBefore: 0, refusedIn: Infinity, proof: 0 };
       // F1 (#stepped)
-      #stepHeld = 0;
-      // F1: windows at one in flight near the step's (#stepped)
       #slowFrom = [0, 0];
       /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
       #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -44439,7 +44437,7 @@ var init_pace = __esm({
       #grownFor(now, rtt, cost) {
         const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
         const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
-        if (this.#tripGapMs === 0) return this.#stepped(now, rtt);
+        if (this.#tripGapMs === 0) return this.#stepped(now, rtt, one);
         const grown = this.#grown < 0 && one ? 0 : this.#grown;
         const queue = grown > 0 && rtt > grown + cost / 2;
         if (queue) this.#set(this.#value - 1);
@@ -44448,20 +44446,18 @@ var init_pace = __esm({
         this.#set(this.#value + 1);
         return grown || rtt;
       }
-      /** Not held (review15a F1), one sender: a slow run's least window in STEP_MS after FAST_MS with no slow spell (a step, not F4's queue),
-       * held 12 windows at one in flight (slower ones between not counted), is the base, proved at once (#refusedAt); -1 after a failed proof. */
-      #stepped(now, rtt) {
+      /** Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS after FAST_MS with no slow spell (a step; not others'
+       * queue found at the start: F4), held 12 windows at one in flight, is the base, proved at once (#refusedAt); -1 while slow after a proof failed. */
+      #stepped(now, rtt, one) {
         const step = this.#step;
         if (!this.#slowBefore && step.lastSlow - step.runFrom >= STEP_MS) step.fastSince = step.lastSlow;
-        if (!this.#slowBefore) [step.runFrom, step.run, this.#stepHeld] = [now, now - step.fastSince >= FAST_MS ? [rtt] : [], 0];
-        else if (now - step.runFrom <= STEP_MS && step.run.length > 0) step.run.push(rtt);
+        if (!this.#slowBefore) [step.runFrom, step.runRtt] = [now, now - step.fastSince >= FAST_MS ? rtt : NaN];
+        else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
         step.lastSlow = now;
         if (this.#grown < 0) return -1;
-        const least = Math.min(...step.run.slice(step.run.length > 1 ? 1 : 0));
-        const near = this.limit === 1 && Math.abs(rtt - least) <= rtt / 10;
-        this.#stepHeld = near ? this.#stepHeld + 1 : this.limit === 1 && rtt > least ? this.#stepHeld : 0;
-        const calm = this.#stepHeld >= 12 && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#sharedOption;
-        if (this.#paced && calm && near) [step.baseAt, step.baseBefore, this.#baseRtt, step.proof] = [now, this.#baseRtt, rtt, -1];
+        const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#sharedOption;
+        if (this.#paced && calm && Math.abs(rtt - step.runRtt) <= rtt / 10)
+          [step.baseAt, step.baseBefore, this.#baseRtt, step.proof] = [now, this.#baseRtt, rtt, -1];
         return 0;
       }
       /** F1's proof: a strict limit refuses at the path's round trip, the app's time less than the base as before the step; the refusal of a start
@@ -44469,11 +44465,11 @@ var init_pace = __esm({
       #refusedAt(answer, sent, rttMs, retryAfterMs) {
         const step = this.#step;
         const refused2 = answer === Answer.PushedBack && retryAfterMs < 0;
-        const unproved = step.proof > 0 && sent - step.proof > this.#baseRtt;
+        const unproved = step.proof > 0 && sent + rttMs - step.proof > 4 * this.#baseRtt;
         if (step.baseAt === -Infinity) return refused2 && (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
         if (!unproved && (!refused2 || step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS)) return false;
         if (unproved || step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
-          [this.#baseRtt, step.baseAt, step.run, this.#grown] = [step.baseBefore, -Infinity, [], -1];
+          [this.#baseRtt, step.baseAt, step.runRtt, this.#grown] = [step.baseBefore, -Infinity, NaN, -1];
           this.#set(1);
         }
         step.proof = 0;

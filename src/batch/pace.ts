@@ -231,8 +231,7 @@ export class Pace {
   #slowBefore = 0;
   #grown = 0; // B5: the round trip at the first one more (-1: grown since by half what one more costs, a queue of ours; none while slow at 2+)
   #atOne = 0; // B5: slow windows in a row within a tenth at one in flight (12: a path, not others' queue)
-  #step = { fastSince: 0, lastSlow: 0, runFrom: 0, run: [] as number[], baseAt: -Infinity, baseBefore: 0, refusedIn: Infinity, proof: 0 }; // F1 (#stepped)
-  #stepHeld = 0; // F1: windows at one in flight near the step's (#stepped)
+  #step = { fastSince: 0, lastSlow: 0, runFrom: 0, runRtt: NaN, baseAt: -Infinity, baseBefore: 0, refusedIn: Infinity, proof: 0 }; // F1 (#stepped)
   #slowFrom: [number, number] = [0, 0];
   /** Item 46: the base before the rebase (Infinity: none), when its last probe and it began, windows left, round trips rebased on and before. */
   #probe = { from: Infinity, since: -Infinity, at: 0, windows: 0, on: 0, before: 0 };
@@ -903,7 +902,7 @@ export class Pace {
   #grownFor(now: number, rtt: number, cost: number): number {
     const steady = Math.abs(rtt - this.#slowBefore) < rtt / 10;
     const one = (this.#atOne = this.limit === 1 && steady ? this.#atOne + 1 : 0) >= 12 && now - this.#lastPushBack >= CEILING_MS;
-    if (this.#tripGapMs === 0) return this.#stepped(now, rtt);
+    if (this.#tripGapMs === 0) return this.#stepped(now, rtt, one);
     const grown = this.#grown < 0 && one ? 0 : this.#grown; // a path grown over a second, or twice
     const queue = grown > 0 && rtt > grown + cost / 2; // grown with the count: a queue of ours, one back
     if (queue) this.#set(this.#value - 1);
@@ -913,20 +912,18 @@ export class Pace {
     return grown || rtt;
   }
 
-  /** Not held (review15a F1), one sender: a slow run's least window in STEP_MS after FAST_MS with no slow spell (a step, not F4's queue),
-   * held 12 windows at one in flight (slower ones between not counted), is the base, proved at once (#refusedAt); -1 after a failed proof. */
-  #stepped(now: number, rtt: number): number {
+  /** Not held (review15a F1), one sender: a round trip a slow run reached in STEP_MS after FAST_MS with no slow spell (a step; not others'
+   * queue found at the start: F4), held 12 windows at one in flight, is the base, proved at once (#refusedAt); -1 while slow after a proof failed. */
+  #stepped(now: number, rtt: number, one: boolean): number {
     const step = this.#step;
     if (!this.#slowBefore && step.lastSlow - step.runFrom >= STEP_MS) step.fastSince = step.lastSlow; // a slow spell, not a blip, ended then
-    if (!this.#slowBefore) [step.runFrom, step.run, this.#stepHeld] = [now, now - step.fastSince >= FAST_MS ? [rtt] : [], 0];
-    else if (now - step.runFrom <= STEP_MS && step.run.length > 0) step.run.push(rtt);
+    if (!this.#slowBefore) [step.runFrom, step.runRtt] = [now, now - step.fastSince >= FAST_MS ? rtt : NaN];
+    else if (now - step.runFrom <= STEP_MS && !Number.isNaN(step.runRtt)) step.runRtt = rtt;
     step.lastSlow = now;
     if (this.#grown < 0) return -1;
-    const least = Math.min(...step.run.slice(step.run.length > 1 ? 1 : 0)); // after its first (across the step); not its last (a stall's)
-    const near = this.limit === 1 && Math.abs(rtt - least) <= rtt / 10; // 12 so, a loaded client's stalls (slower) between (review25 R2)
-    this.#stepHeld = near ? this.#stepHeld + 1 : this.limit === 1 && rtt > least ? this.#stepHeld : 0;
-    const calm = this.#stepHeld >= 12 && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#sharedOption; // no other sender seen for 10 s (E)
-    if (this.#paced && calm && near) [step.baseAt, step.baseBefore, this.#baseRtt, step.proof] = [now, this.#baseRtt, rtt, -1];
+    const calm = one && now - this.#lastPushBack >= FAST_MS && !this.#crowded && !this.#sharedOption; // no other sender seen for 10 s (E)
+    if (this.#paced && calm && Math.abs(rtt - step.runRtt) <= rtt / 10)
+      [step.baseAt, step.baseBefore, this.#baseRtt, step.proof] = [now, this.#baseRtt, rtt, -1];
     return 0;
   }
 
@@ -935,12 +932,12 @@ export class Pace {
   #refusedAt(answer: Answer, sent: number, rttMs: number, retryAfterMs: number): boolean {
     const step = this.#step;
     const refused = answer === Answer.PushedBack && retryAfterMs < 0; // a strict limit's refusal: no Retry-After
-    // Its refusal not back before a start a round trip after it (a burst let it in: limit_req burst=1): nothing proved, undone (review25).
-    const unproved = step.proof > 0 && sent - step.proof > this.#baseRtt;
+    // Its refusal not back in four round trips (a bucket with a burst let it in: limit_req burst=1): nothing proved, undone (review25).
+    const unproved = step.proof > 0 && sent + rttMs - step.proof > 4 * this.#baseRtt;
     if (step.baseAt === -Infinity) return refused && (step.refusedIn = Math.min(step.refusedIn, rttMs)) < 0;
     if (!unproved && (!refused || step.proof <= 0 || Math.abs(sent - step.proof) > MIN_RTT_MS)) return false;
     if (unproved || step.refusedIn + this.#baseRtt - step.baseBefore - rttMs > this.#baseRtt / 8) {
-      [this.#baseRtt, step.baseAt, step.run, this.#grown] = [step.baseBefore, -Infinity, [], -1]; // the base before, for this slow run
+      [this.#baseRtt, step.baseAt, step.runRtt, this.#grown] = [step.baseBefore, -Infinity, NaN, -1]; // the base before, for this slow run
       this.#set(1);
     }
     step.proof = 0;
