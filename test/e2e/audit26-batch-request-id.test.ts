@@ -5,26 +5,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { run, sandbox, TEST_KEY, type Sandbox } from '../helpers/cli.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { run, type Sandbox } from '../helpers/cli.js';
+import { json, type TestServer, useServer } from '../helpers/server.js';
 
-let server: TestServer | undefined;
-let box: Sandbox | undefined;
-afterEach(async () => {
-  await server?.close();
-  box?.cleanup();
-  server = box = undefined;
-});
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => ([server, box] = [s, b]));
 
 describe('a batch row that fails with a request id', () => {
   it('names the request id in its ✖ line and in the failed file', async () => {
-    server = await startServer((req, res) => {
+    server.handle((req, res) => {
       const user = decodeURIComponent(req.url.split('/')[5] ?? '');
       if (user === 'bob') json(res, 500, { error: 'boom' }, { 'x-request-id': 'req-bob-500' });
       else json(res, 200, { success: true }, { 'x-request-id': `req-${user}` });
     });
-    box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
     const failed = path.join(box.home, 'failed.csv');
     const result = await run(['batch', '-', '--trigger', 'purchase', '--format', 'lines', '--failed', failed], {
       env: box.env,

@@ -7,17 +7,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, sandbox, TEST_KEY, type Sandbox } from '../helpers/cli.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, type Sandbox } from '../helpers/cli.js';
+import { json, type TestServer, useServer } from '../helpers/server.js';
 
-let server: TestServer | undefined;
-let box: Sandbox | undefined;
-afterEach(async () => {
-  await server?.close();
-  box?.cleanup();
-  server = box = undefined;
-});
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => ([server, box] = [s, b]));
 
 describe('--failed naming the log file that stdout or stderr is appended to', () => {
   for (const [name, fd] of [
@@ -25,10 +21,7 @@ describe('--failed naming the log file that stdout or stderr is appended to', ()
     ['/dev/stderr', 2],
   ] as const) {
     it(`--failed ${name}: refused, exit 2, nothing sent, and the log keeps what it held`, async () => {
-      server = await startServer((req, res) =>
-        req.url.includes('/users/bob/') ? json(res, 400, { error: 'no' }) : json(res, 200, { success: true }),
-      );
-      box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
+      server.handle((req, res) => (req.url.includes('/users/bob/') ? json(res, 400, { error: 'no' }) : json(res, 200, { success: true })));
       const log = path.join(box.home, 'job.log');
       fs.writeFileSync(log, 'EARLIER STEP: done\n');
       const out = fs.openSync(log, 'a');

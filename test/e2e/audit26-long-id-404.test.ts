@@ -3,17 +3,13 @@
  * trigger id). Contract: "A piece of input echoed in an error is cut to a readable length (an excerpt and the full length)".
  * Fails on 6b80cdd at the assertion that names the bug.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { run, sandbox, TEST_KEY, type Sandbox } from '../helpers/cli.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { run, type Sandbox } from '../helpers/cli.js';
+import { json, type TestServer, useServer } from '../helpers/server.js';
 
-let server: TestServer | undefined;
-let box: Sandbox | undefined;
-afterEach(async () => {
-  await server?.close();
-  box?.cleanup();
-  server = box = undefined;
-});
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => ([server, box] = [s, b]));
 
 describe('a 404 for a long id', () => {
   for (const [name, args] of [
@@ -21,8 +17,7 @@ describe('a 404 for a long id', () => {
     ['trigger id', ['p'.repeat(5000), 'alice']],
   ] as const) {
     it(`cuts a 5,000-character ${name} in the error line`, async () => {
-      server = await startServer((_req, res) => json(res, 404, { error: 'not found' }));
-      box = sandbox({ TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url });
+      server.handle((_req, res) => json(res, 404, { error: 'not found' }));
       const result = await run(['fire', ...args], { env: box.env });
       expect(result.code).toBe(1);
       // On 6b80cdd: 5,2xx characters for the user id ("asked for /v1/triggers/purchase/users/uuuu…"), 10,2xx for the trigger id.
