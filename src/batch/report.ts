@@ -9,6 +9,7 @@ import type { Counts } from './recorder.js';
 import { UNKNOWN_MARK, type Row } from './rows.js';
 import type { Outcome, OutcomeKind } from './runner.js';
 import { unsentWords } from './stop.js';
+import { tryOr } from '../try-or.js';
 
 /** 1234567 as "1,234,567". Not Intl.NumberFormat: it costs about 10 ms to start, a twelfth of a one-row batch's CPU (perf22). */
 export const formatCount = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -36,13 +37,7 @@ export function rowJson(row: Row, outcome: Outcome, mask: ServerMask): string {
 }
 
 /** A value's JSON number (null: it is none, as for `fire --json`'s --value); the value of an invalid row is its text. */
-function numberIn(text: string | undefined) {
-  try {
-    return rawJson(text && parseValue(text, 'value').json);
-  } catch {
-    return null;
-  }
-}
+const numberIn = (text: string | undefined) => tryOr(() => rawJson(text && parseValue(text, 'value').json), null);
 
 /** What the server said, with its request id as `fire` gives it: a row of unknown outcome is checked with the service by it (audit26). */
 function serverWords(outcome: { reason: string; error?: unknown }, mask: ServerMask): string {
