@@ -13,38 +13,18 @@ import { excerpt as excerptOf, quotedExcerpt } from '../output/excerpt.js';
 /** The longest Retry-After the client waits; a longer one ends the command with the failure. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  204: 'No Content',
-  301: 'Moved Permanently',
-  302: 'Found',
-  303: 'See Other',
-  307: 'Temporary Redirect',
-  308: 'Permanent Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  414: 'URI Too Long',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
+/** The words of the statuses services and gateways give, a class a line. */
+const STATUS_WORDS = `200 OK, 201 Created, 202 Accepted, 204 No Content
+301 Moved Permanently, 302 Found, 303 See Other, 307 Temporary Redirect, 308 Permanent Redirect
+400 Bad Request, 401 Unauthorized, 403 Forbidden, 404 Not Found, 405 Method Not Allowed, 408 Request Timeout, 409 Conflict
+413 Payload Too Large, 414 URI Too Long, 415 Unsupported Media Type, 422 Unprocessable Content, 429 Too Many Requests
+431 Request Header Fields Too Large
+500 Internal Server Error, 502 Bad Gateway, 503 Service Unavailable, 504 Gateway Timeout`;
+const STATUS_TEXT = new Map(STATUS_WORDS.split(/, |\n/).map((words) => [Number(words.slice(0, 3)), words.slice(4)] as const));
 
 // Others (425 Too Early, 410 Gone...) from node:http's list, loaded only for such an answer (audit26 #14: `425: e425`).
 export const statusText = (status: number): string =>
-  STATUS_TEXT[status] ?? process.getBuiltinModule('node:http').STATUS_CODES[status] ?? '';
+  STATUS_TEXT.get(status) ?? process.getBuiltinModule('node:http').STATUS_CODES[status] ?? '';
 
 export type Answer = { status: number; headers: AnswerHeaders; json: unknown; text: string; closed?: boolean };
 
