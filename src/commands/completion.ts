@@ -56,8 +56,7 @@ function argumentValues(command: Command, argument: Argument): ValueKind | undef
   if (known) return known;
   if (name === 'triggerId') return 'triggers';
   if (name === 'profile') return 'profiles';
-  if (/file/i.test(name)) return 'files';
-  return undefined;
+  return /file/i.test(name) ? 'files' : undefined;
 }
 
 function optionValues(option: Option): ValueKind | undefined {
@@ -65,8 +64,7 @@ function optionValues(option: Option): ValueKind | undefined {
   const known = OPTION_VALUES[option.long ?? ''];
   if (known) return known;
   // The placeholder says what the value is: --failed <file>, --catalog <file>.
-  if (/<(file|path)[^>]*>/i.test(option.flags)) return 'files';
-  return undefined;
+  return /<(file|path)[^>]*>/i.test(option.flags) ? 'files' : undefined;
 }
 
 function visibleCommands(command: Command): Command[] {
