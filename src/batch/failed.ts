@@ -69,18 +69,14 @@ const FLUSH_BYTES = 64 * 1024;
 
 export class FailedFile {
   readonly path: string;
-  /** Rows written (or waiting in the buffer to be). */
-  rows = 0;
-  /** Rows that could not be kept because the file could not be written. */
-  notKept = 0;
-  /** The write error, once there was one; nothing more is written after it. */
-  error: Error | undefined;
+  rows = 0; // Rows written (or waiting in the buffer to be).
+  notKept = 0; // Rows that could not be kept because the file could not be written.
+  error: Error | undefined; // The write error, once there was one; nothing more is written after it.
   readonly #separator: string | undefined; // The separator of the failed file's format (none: NDJSON).
   readonly #header: () => readonly string[] | undefined;
   readonly #target: string; // Where the rows are written: a temporary file beside `path`, or `path` itself.
   readonly #real: string; // The file `path` names, through links.
-  /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
-  readonly inPlace: boolean;
+  readonly inPlace: boolean; // True when the target is not a regular file (a FIFO, a device): there is nothing to replay later.
   #fd: number | undefined; // Open once there is a row to keep (or at once, unless lazy).
   #buffer = '';
   #bufferedRows = 0;

@@ -24,8 +24,7 @@ export interface BatchFiles {
   trigger?: string | undefined;
   shard?: Shard | undefined;
   format?: Format | undefined;
-  /** --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names. */
-  columns?: string | undefined;
+  columns?: string | undefined; // --columns triggerId=<name>,userId=<name>,value=<name>: the file's own column names.
   /** --after-line: the first file's rows up to this line are not read (what a stopped batch prints for the rows it left). */
   afterLine?: AfterLine | undefined;
   from?: string | undefined; // --from: the files before this one are not read (a stopped batch's rest of a folder)
@@ -232,8 +231,7 @@ export interface Written {
  */
 export async function openWritten(
   input: Input,
-  /** The input's header, for the failed file (known once the first row is read). */
-  header: () => readonly string[] | undefined,
+  header: () => readonly string[] | undefined, // The input's header, for the failed file (known once the first row is read).
   options: BatchFiles & { dryRun?: boolean | undefined },
   catalog: CatalogFingerprint | null,
   folder: string,

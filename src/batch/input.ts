@@ -31,28 +31,22 @@ interface InputFile {
   format: Format; // From --format, its name, or its first bytes.
   /** Its rows: its format's reader over its bytes, or a Parquet file's row groups (its footer read when it was opened). */
   read(options: ReadOptions): RowSource;
-  /** Lets go of what `read` opened (a run refused before reading). */
-  close(): void;
+  close(): void; // Lets go of what `read` opened (a run refused before reading).
 }
 
 export interface Input {
-  /** The files read, in order (none for stdin). */
-  files: InputFile[];
-  /** The sources as given (files, folders or "-"). */
-  sources: string[];
-  /** The format the failed file is written in: the input's own, or CSV for a normalized one. */
-  format: Format;
+  files: InputFile[]; // The files read, in order (none for stdin).
+  sources: string[]; // The sources as given (files, folders or "-").
+  format: Format; // The format the failed file is written in: the input's own, or CSV for a normalized one.
   /**
    * Set when the failed file cannot be the input's own format (several files, Parquet, --columns):
    * it is then a CSV of triggerId,userId,value (and file, for several files) and error.
    */
   normalized: { file: boolean } | undefined;
-  /** The rows of every file in turn (a row of several files names its file). */
-  read(options: ReadOptions): RowSource;
+  read(options: ReadOptions): RowSource; // The rows of every file in turn (a row of several files names its file).
   /** The first signal: standard input ends (up to its last whole line read); files after `more` rows, or `ms` of reading on (a chunk's end). */
   stopReading(more: number, ms?: number): void;
-  /** Lets go of standard input at once, read or not (a run that ends with an error). */
-  close(): void;
+  close(): void; // Lets go of standard input at once, read or not (a run that ends with an error).
   /** Set when reading stopped before the end: standard input's partial last line dropped, or a file's rows after `line` (and `later` files) not read. */
   cut: { dropped: number; file?: undefined } | { dropped: 0; file: string; line: number; later: string[]; check: string } | undefined;
   /** Set when a file's compressed data could not be read on after `line`: the rest of that file is in no place. */

@@ -23,8 +23,7 @@ const SLICE_BYTES = 4 * 1024;
 export interface BadLine {
   line: number;
   reason: string;
-  /** The line as far as it is kept, bad bytes shown as U+FFFD. */
-  raw: string;
+  raw: string; // The line as far as it is kept, bad bytes shown as U+FFFD.
 }
 
 /** The lines read from one slice: texts in order (each without its "\n"; a "\r" before it stays). */

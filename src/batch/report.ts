@@ -112,8 +112,7 @@ export interface SummaryInput {
   elapsedMs: number;
   dryRun: boolean;
   signal?: string | undefined;
-  /** Why the batch stopped sending by itself, if it did. */
-  halted?: string | undefined;
+  halted?: string | undefined; // Why the batch stopped sending by itself, if it did.
   failedFile: string | undefined;
   /** Rows that belonged in the failed file but could not be written to it, and why. */
   notKept?: { rows: number; kept: number; why: string } | undefined;

@@ -21,30 +21,21 @@ type RowRecord =
   | { format: 'ndjson'; object: Record<string, unknown> | undefined; valueText: string | undefined; raw: string; asRead?: boolean };
 
 export interface Row {
-  /** The input line the row starts on (1-based; a Parquet file's row number). */
-  line: number;
-  /** The file it came from, when the batch reads several. */
-  file?: string | undefined;
-  /** Its place in the whole input, for the journal and the shard (default: `line`). */
-  at?: number | undefined;
+  line: number; // The input line the row starts on (1-based; a Parquet file's row number).
+  file?: string | undefined; // The file it came from, when the batch reads several.
+  at?: number | undefined; // Its place in the whole input, for the journal and the shard (default: `line`).
   record: RowRecord;
   triggerId: string | undefined;
   userId: string | undefined;
-  /** The value as JSON number text, or as it was given when invalid. */
-  value: string | undefined;
-  /** Set when the row can be sent. */
-  event?: PreparedEvent;
-  /** Why the row cannot be sent; such rows are never sent. */
-  invalid?: string;
-  /** A failed file's row whose outcome an earlier run could not know (see UNKNOWN_MARK). */
-  unknownBefore?: boolean;
+  value: string | undefined; // The value as JSON number text, or as it was given when invalid.
+  event?: PreparedEvent; // Set when the row can be sent.
+  invalid?: string; // Why the row cannot be sent; such rows are never sent.
+  unknownBefore?: boolean; // A failed file's row whose outcome an earlier run could not know (see UNKNOWN_MARK).
 }
 
 export interface RowSource {
-  /** Rows in input order, a chunk at a time. */
-  rows: AsyncIterable<Row[]>;
-  /** CSV only: the header as read (known once the first row is out). */
-  header(): string[] | undefined;
+  rows: AsyncIterable<Row[]>; // Rows in input order, a chunk at a time.
+  header(): string[] | undefined; // CSV only: the header as read (known once the first row is out).
 }
 
 /** The file's own names of the three columns (--columns). */
@@ -79,18 +70,13 @@ export const columnsWords = (text: string) =>
     .join(',');
 
 export interface ReadOptions {
-  /** An input with no header and no rows has no rows (a part file of a folder), not an error. */
-  emptyIsNoRows?: boolean | undefined;
+  emptyIsNoRows?: boolean | undefined; // An input with no header and no rows has no rows (a part file of a folder), not an error.
   /** The file's names of the columns given with --columns (default: triggerId, userId, value, each optional but userId). */
   columns?: Partial<ColumnNames> | undefined;
-  /** The trigger for rows that have none (and for every row with --format lines). */
-  trigger?: string | undefined;
-  /** The catalog's check of a row's trigger and value (src/catalog/resolve.ts): the id to send, or why not. */
-  check?: RowCheck | undefined;
-  /** Standard input, which a signal may stop reading. */
-  stopped?: Stopped | undefined;
-  /** The file read, as named (for its messages; none: standard input). */
-  name?: string | undefined;
+  trigger?: string | undefined; // The trigger for rows that have none (and for every row with --format lines).
+  check?: RowCheck | undefined; // The catalog's check of a row's trigger and value (src/catalog/resolve.ts): the id to send, or why not.
+  stopped?: Stopped | undefined; // Standard input, which a signal may stop reading.
+  name?: string | undefined; // The file read, as named (for its messages; none: standard input).
 }
 
 /**
@@ -243,8 +229,7 @@ interface OpenRecord {
  * field are text (`5" screen`), and so is whatever follows a closing quote up to the next separator (`"x"y` is `x"y`).
  */
 class CsvRecords {
-  /** Lines to read again (an open record's, given up), the next one last: read before the rest of the slice. */
-  readonly pending: Item[] = [];
+  readonly pending: Item[] = []; // Lines to read again (an open record's, given up), the next one last: read before the rest of the slice.
   slice: LineChunk & { at: number } = { first: 1, items: [], at: 0 }; // The lines from lines.ts, read from `at` (no Item a line).
   #open: OpenRecord | undefined;
 

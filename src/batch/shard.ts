@@ -6,8 +6,7 @@ import { UsageError } from '../errors.js';
 import type { Row } from './rows.js';
 
 export interface Shard {
-  /** 1-based. */
-  index: number;
+  index: number; // 1-based.
   count: number;
 }
 

@@ -106,8 +106,7 @@ export const isTlsCode = (code: string): boolean => /CERT|SSL|TLS|SELF_SIGNED|UN
  */
 export class ProxyError extends Error {
   readonly code: ProxyErrorCode;
-  /** The proxy, its password masked. */
-  readonly proxy: string;
+  readonly proxy: string; // The proxy, its password masked.
   readonly variable: string;
   readonly status: number | undefined;
 
