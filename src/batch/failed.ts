@@ -1,13 +1,11 @@
 /**
- * The failed file: every row that was not accepted, in its input format plus an `error` column or
- * field ("line 12: 404 Not Found: ..."), so that the file can be fed back to `trigger batch` as it is.
- * Rows from --format lines are written as CSV (triggerId,userId,error): a plain list has no room for
- * the reason, and the CSV reads back without options.
+ * The failed file: every row that was not accepted, in its input format plus an `error` column or field ("line 12: 404 Not Found: ..."), so
+ * that the file can be fed back to `trigger batch` as it is. Rows from --format lines are written as CSV (triggerId,userId,error): a plain
+ * list has no room for the reason, and the CSV reads back without options.
  *
- * The file is written beside its final name and renamed over it at the end, so a run never leaves
- * it half-written and a run that sends nothing leaves an earlier one as it was. A target that is not
- * a regular file (a FIFO, /dev/stdout) is written in place: renaming over a device would replace it.
- * Writes are synchronous and buffered, so a failure (a full disk) is known row by row.
+ * The file is written beside its final name and renamed over it at the end, so a run never leaves it half-written and a run that sends
+ * nothing leaves an earlier one as it was. A target that is not a regular file (a FIFO, /dev/stdout) is written in place: renaming over a
+ * device would replace it. Writes are synchronous and buffered, so a failure (a full disk) is known row by row.
  */
 import fs from 'node:fs';
 import path from 'node:path';

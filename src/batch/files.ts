@@ -133,16 +133,14 @@ export function replayCommand(
 }
 
 /**
- * The names a printed replay command uses: a new failed file and its own journal, run with --resume.
- * The journal makes the command safe to run again as it stands (a second paste, a CI retry of the
- * step, a run killed and started again): the first run creates it (--resume on a journal that does
- * not exist starts one), and every later run carries it on, so no row is sent twice.
+ * The names a printed replay command uses: a new failed file and its own journal, run with --resume. The journal makes the command safe to
+ * run again as it stands (a second paste, a CI retry of the step, a run killed and started again): the first run creates it (--resume on a
+ * journal that does not exist starts one), and every later run carries it on, so no row is sent twice.
  *
- * The pair is chosen by what is on disk, so that every run that prints a replay of the same failed
- * file, with the same content, prints the same pair: `failed.csv` gives `failed-2.csv` and
- * `failed-2.csv.journal`, the first pair that is either unused (neither file nor its lock there) or
- * whose journal was made for exactly this failed file (a replay of it that already ran, was killed,
- * or is running now). A pair in use for anything else is passed over.
+ * The pair is chosen by what is on disk, so that every run that prints a replay of the same failed file, with the same content, prints the
+ * same pair: `failed.csv` gives `failed-2.csv` and `failed-2.csv.journal`, the first pair that is either unused (neither file nor its lock
+ * there) or whose journal was made for exactly this failed file (a replay of it that already ran, was killed, or is running now). A pair in
+ * use for anything else is passed over.
  */
 export function replayNames(file: string): { failed: string; journal: string } {
   const ext = path.extname(file);
