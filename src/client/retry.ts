@@ -10,26 +10,16 @@ export const DEFAULT_RETRIES = 2;
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 
 /** Error codes of a connection that could not be made (refused, no such host, unreachable, too slow). */
+// prettier-ignore
 export const CONNECT_FAILURES = [
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EAI_NONAME',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT',
 ] as const;
 
-/** Error codes that mean no connection was made, so nothing can have been recorded. */
-const NOT_CONNECTED = new Set<string>([
-  ...CONNECT_FAILURES,
-  // A failure at the proxy (proxy.ts): the request never reached the service, even when it had been
-  // handed to the connection to a forwarding proxy that then asked for credentials (407).
-  'ERR_PROXY_AUTH_REQUIRED',
-  'ERR_PROXY_REFUSED',
-  'ERR_PROXY_UNREACHABLE',
-]);
+/**
+ * Error codes that mean no connection was made, so nothing can have been recorded. A failure at the proxy (proxy.ts) too: the request never
+ * reached the service, even when it had been handed to the connection to a forwarding proxy that then asked for credentials (407).
+ */
+const NOT_CONNECTED = new Set<string>([...CONNECT_FAILURES, 'ERR_PROXY_AUTH_REQUIRED', 'ERR_PROXY_REFUSED', 'ERR_PROXY_UNREACHABLE']);
 
 /** Error codes of an error and its causes, outermost first (five at most: a cycle of causes ends too). */
 export function errorCodes(error: unknown): string[] {
