@@ -225,20 +225,14 @@ const UNREADABLE = 'its answer could not be read (an unexpected 1xx or a malform
 const CLOSED = 'connection closed by the other side before it answered';
 
 /** What a failure's code means, in words. */
+// prettier-ignore
 const REASONS = new Map([
-  ['ECONNREFUSED', 'connection refused'],
-  ['ENOTFOUND', 'host not found (DNS)'],
-  ['EAI_NONAME', 'host not found (DNS)'],
-  ['EAI_AGAIN', 'DNS lookup failed, temporarily'],
-  ['UND_ERR_CONNECT_TIMEOUT', 'connection timed out'],
-  ['ECONNRESET', CLOSED],
-  ['UND_ERR_SOCKET', CLOSED],
-  ['EHOSTUNREACH', 'network unreachable'],
-  ['ENETUNREACH', 'network unreachable'],
+  ['ECONNREFUSED', 'connection refused'], ['UND_ERR_CONNECT_TIMEOUT', 'connection timed out'],
+  ['ENOTFOUND', 'host not found (DNS)'], ['EAI_NONAME', 'host not found (DNS)'], ['EAI_AGAIN', 'DNS lookup failed, temporarily'],
+  ['ECONNRESET', CLOSED], ['UND_ERR_SOCKET', CLOSED], ['EHOSTUNREACH', 'network unreachable'], ['ENETUNREACH', 'network unreachable'],
   ['EMFILE', 'too many open files (EMFILE, the limit ulimit -n sets): lower --concurrency, or raise the limit'],
   ['ENFILE', 'too many open files on the system (ENFILE): lower --concurrency'],
-  ['UND_ERR_INFO', UNREADABLE],
-  ['HPE_INVALID_CONSTANT', UNREADABLE],
+  ['UND_ERR_INFO', UNREADABLE], ['HPE_INVALID_CONSTANT', UNREADABLE],
 ]);
 
 export function describeNetworkError(code: string | undefined, message: string): string {
