@@ -45,7 +45,6 @@ const DEFAULT_COLUMNS: ColumnNames = { triggerId: 'triggerId', userId: 'userId',
 /** Parses --columns triggerId=<name>,userId=<name>,value=<name> (any of them, in any order): the names given, each one the file must have. */
 export function parseColumns(text: string): Partial<ColumnNames> {
   const names: Partial<ColumnNames> = {};
-  const given = new Set<string>();
   for (const part of text.split(',')) {
     const eq = part.indexOf('=');
     const key = part.slice(0, eq).trim() as keyof ColumnNames;
@@ -55,9 +54,8 @@ export function parseColumns(text: string): Partial<ColumnNames> {
       throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, { hint });
     }
     // The last would win without a word (userId=user_id,userId=event_name, a slip for triggerId=: every event to one user).
-    if (given.has(key))
+    if (Object.hasOwn(names, key))
       throw new UsageError(`--columns names ${key} twice; nothing was sent`, { hint: 'name each of triggerId, userId and value once' });
-    given.add(key);
     names[key] = name;
   }
   return names;
@@ -97,16 +95,10 @@ type Fields = Partial<Pick<Row, 'triggerId' | 'userId' | 'value'>> & { error?: u
 /** Validates one row's fields; never throws for bad data, it marks the row invalid instead. */
 export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions): Row {
   const triggerId = fields.triggerId || options.trigger;
-  const row: Row = {
-    line,
-    record,
-    triggerId,
-    userId: fields.userId,
-    value: fields.value || undefined,
-    event: undefined, // every row has every member from the start: one object shape for V8, however the row turns out
-    invalid: undefined,
-    unknownBefore: (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) || undefined,
-  };
+  const unknownBefore = (typeof fields.error === 'string' && UNKNOWN_ERROR.test(fields.error)) || undefined;
+  const given = fields.value || undefined;
+  // Every row has every member from the start: one object shape for V8, however the row turns out.
+  const row: Row = { line, record, triggerId, userId: fields.userId, value: given, event: undefined, invalid: undefined, unknownBefore };
   const cut = typeof fields.error === 'string' ? CUT_ERROR.exec(fields.error) : null;
   if (cut) row.invalid = cut[1]!.includes('mend it') ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
   else if (!triggerId) row.invalid = 'no triggerId: add a triggerId column or field, or pass --trigger';
