@@ -201,12 +201,8 @@ type AnnotationOptions = { level?: 'error' | 'warning' | 'notice'; file?: string
 export function githubAnnotation(message: string, title = 'trigger', { level = 'error', file, line }: AnnotationOptions = {}): string {
   const data = (text: string) => printable(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
   const property = (text: string) => data(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-  const properties = [
-    ...(file === undefined ? [] : [`file=${property(file)}`]),
-    ...(line === undefined || line === null ? [] : [`line=${line}`]),
-    `title=${property(title)}`,
-  ];
-  return `::${level} ${properties.join(',')}::${data(message)}`;
+  const properties = [file === undefined ? '' : `file=${property(file)}`, line == null ? '' : `line=${line}`, `title=${property(title)}`];
+  return `::${level} ${properties.filter(Boolean).join(',')}::${data(message)}`;
 }
 
 /** A word for a POSIX shell: as it is when that is safe, else single-quoted. */
