@@ -11,15 +11,8 @@ import { errnoWords } from '../errno.js';
 import { UsageError } from '../errors.js';
 import { shellQuote } from '../output/render.js';
 import { tryOr } from '../try-or.js';
-import {
-  COMPRESSIONS,
-  compressionFromName,
-  compressionOf,
-  FORMAT_TABLE,
-  formatFromName,
-  type Compression,
-  type Format,
-} from './formats.js';
+import { COMPRESSIONS, compressionFromName, compressionOf, FORMAT_TABLE, formatFromName } from './formats.js';
+import type { Compression, Format } from './formats.js';
 import type { Stopped } from './lines.js';
 import { plural } from './report.js';
 import { Damaged, readRows, type ReadOptions, type Row, type RowSource } from './rows.js';

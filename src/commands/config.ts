@@ -13,16 +13,8 @@ import { deleteKey, loadKey, storeKey, storeName, storeTrouble } from '../settin
 import { lockWaitMs } from '../lock.js';
 import { configPath } from '../settings/paths.js';
 import { selectedProfile, unknownProfile } from '../settings/resolve.js';
-import {
-  checkProfileName,
-  getProfile,
-  readConfig,
-  updateConfig,
-  SETTINGS,
-  type ConfigData,
-  type Profile,
-  type SettingName,
-} from '../settings/store.js';
+import { checkProfileName, getProfile, readConfig, updateConfig, SETTINGS } from '../settings/store.js';
+import type { ConfigData, Profile, SettingName } from '../settings/store.js';
 import { maskKey, normalizeApiKey, parseBaseUrl, versionedBaseUrlWarning } from '../settings/validate.js';
 import { readSecret } from './prompt.js';
 import type { Context } from './shared.js';

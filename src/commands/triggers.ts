@@ -12,18 +12,8 @@ import { parseValue } from '../client/request.js';
 import { ConfigError, TriggerError, UsageError } from '../errors.js';
 import { CATALOG_FILE_NAME, findCatalog, type FoundCatalog } from '../catalog/find.js';
 import { catalogTarget, readCatalogFile } from '../catalog/file.js';
-import {
-  ENTRY_FIELDS,
-  idIn,
-  loadCatalog,
-  parseCatalog,
-  spelled,
-  VALUE_RULES,
-  type Catalog,
-  type CatalogData,
-  type TriggerEntry,
-  type ValueRule,
-} from '../catalog/load.js';
+import { ENTRY_FIELDS, idIn, loadCatalog, parseCatalog, spelled, VALUE_RULES } from '../catalog/load.js';
+import type { Catalog, CatalogData, TriggerEntry, ValueRule } from '../catalog/load.js';
 import { compareDecimal } from '../catalog/decimal.js';
 import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
 import { isFile, newCatalog, saveCatalog, schemaFor, type SchemaPlan } from '../catalog/write.js';
