@@ -1,17 +1,11 @@
+const IN_THE_WAY = 'a file is in the way (part of the path is a file, not a folder)';
+const TOO_MANY = 'too many open files (lower --concurrency, or raise the limit with ulimit -n)';
 /** What each file-system error means to a person (ENOENT depends on the doing: errnoWords). */
+// prettier-ignore
 const WORDS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'it is a folder',
-  ENOTDIR: 'a file is in the way (part of the path is a file, not a folder)',
-  EEXIST: 'a file is in the way (part of the path is a file, not a folder)',
-  ENOSPC: 'no space left on the disk',
-  EDQUOT: 'over the disk quota',
-  EROFS: 'the file system is read-only',
-  EIO: 'an input/output error',
-  ELOOP: 'its symbolic links go round in a loop',
-  EMFILE: 'too many open files (lower --concurrency, or raise the limit with ulimit -n)',
-  ENFILE: 'too many open files (lower --concurrency, or raise the limit with ulimit -n)',
+  EACCES: 'permission denied', EPERM: 'permission denied', EISDIR: 'it is a folder', ENOTDIR: IN_THE_WAY, EEXIST: IN_THE_WAY,
+  ENOSPC: 'no space left on the disk', EDQUOT: 'over the disk quota', EROFS: 'the file system is read-only', EIO: 'an input/output error',
+  ELOOP: 'its symbolic links go round in a loop', EMFILE: TOO_MANY, ENFILE: TOO_MANY,
 };
 
 /**
