@@ -159,11 +159,9 @@ export function findColumns(
   // on a column named for another role is not read (userId=value: the file's value column is the user's, not a value).
   const given = options.columns ?? {};
   const roleKey = { trigger: 'triggerId', user: 'userId', value: 'value' } as const;
-  for (const [a, b] of [
-    ['trigger', 'user'],
-    ['trigger', 'value'],
-    ['user', 'value'],
-  ] as const) {
+  // prettier-ignore
+  const pairs = [['trigger', 'user'], ['trigger', 'value'], ['user', 'value']] as const;
+  for (const [a, b] of pairs) {
     if (columns[a] < 0 || columns[a] !== columns[b]) continue;
     const why = `--columns reads the column ${names[columns[a]]} as both ${roleKey[a]} and ${roleKey[b]}; nothing was sent`;
     const [first, second] = [Object.hasOwn(given, roleKey[a]), Object.hasOwn(given, roleKey[b])];
