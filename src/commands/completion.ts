@@ -52,19 +52,14 @@ const pathOf = (command: Command): string => (command.parent?.parent ? `${pathOf
 function argumentValues(command: Command, argument: Argument): ValueKind | undefined {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${pathOf(command)} ${name}`];
-  if (known) return known;
-  if (name === 'triggerId') return 'triggers';
-  if (name === 'profile') return 'profiles';
-  return /file/i.test(name) ? 'files' : undefined;
+  const byName = name === 'triggerId' ? 'triggers' : name === 'profile' ? 'profiles' : /file/i.test(name) ? 'files' : undefined;
+  return ARGUMENT_VALUES[`${pathOf(command)} ${name}`] ?? byName;
 }
 
 function optionValues(option: Option): ValueKind | undefined {
   if (option.argChoices) return option.argChoices.map((value) => ({ value }));
-  const known = OPTION_VALUES[option.long ?? ''];
-  if (known) return known;
-  // The placeholder says what the value is: --failed <file>, --catalog <file>.
-  return /<(file|path)[^>]*>/i.test(option.flags) ? 'files' : undefined;
+  // Else the placeholder says what the value is: --failed <file>, --catalog <file>.
+  return OPTION_VALUES[option.long ?? ''] ?? (/<(file|path)[^>]*>/i.test(option.flags) ? 'files' : undefined);
 }
 
 function visibleCommands(command: Command): Command[] {
