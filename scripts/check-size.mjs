@@ -146,7 +146,7 @@ import { join } from 'node:path';
 // The lead, on review26b: printed commands carry --profile default when the file has it, the env key beside a --base-url flag,
 // --allow-http and TRIGGER_CATALOG; a TLS alert only at the answer's first bytes; a relative HOME or none at all not the current folder.
 // pace26's F1 rules taken out again (-3): real nginx 1.22, req-100-grown, one machine: 25% and 63% of the limit against 68%/68% (6b80cdd).
-const BUDGET = 11_997;
+const BUDGET = 11_994;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -66,18 +66,17 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
   const folders = sources.filter((s) => s !== '-' && fs.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, file] of Object.entries({ '--failed': options.failed, '--journal': options.journal })) {
     // "-" would make a file named "-", and the replay command printed for it would read stdin.
-    const hint = `name a file, e.g. ${flag} ${flag === '--failed' ? 'failed.csv' : 'batch.journal'}`;
+    const example = flag === '--failed' ? 'failed.csv' : 'batch.journal';
+    const hint = `name a file, e.g. ${flag} ${example}`;
     if (file === '-' || file === '') throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint });
     if (file === undefined) continue;
     if (pathStat(flag, file)?.isDirectory())
       throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, {
-        hint: `name a file in it, e.g. ${flag} ${path.join(file, flag === '--failed' ? 'failed.csv' : 'batch.journal')}`,
+        hint: `name a file in it, e.g. ${flag} ${path.join(file, example)}`,
       });
     const folder = isPart(path.basename(file)) && folders.find((f) => path.resolve(f) === path.resolve(path.dirname(file)));
-    if (folder)
-      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
-        hint: 'write it outside the folder',
-      });
+    const read = `${flag} ${file} is in the input folder ${folder}: a later run would read it as input`;
+    if (folder) throw new UsageError(read, { hint: 'write it outside the folder' });
     if (sources.some((source) => sameFile(file, source)))
       throw new UsageError(`${flag} ${file} is ${input}; it would be overwritten`, { hint: `name another file for ${flag}` });
   }

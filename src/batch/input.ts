@@ -363,10 +363,8 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
     if (compression && first.head.length === 0)
       throw new UsageError(`${file.name} is empty (0 bytes), not ${compression} data; nothing was sent`);
     const foreign = FOREIGN.find(([magic]) => head.toString('latin1').startsWith(magic));
-    if (foreign)
-      throw new UsageError(`${file.name} is ${foreign[1]}, which trigger does not read; nothing was sent`, {
-        hint: foreign[2](shellQuote(file.name)),
-      });
+    const hint = foreign?.[2](shellQuote(file.name));
+    if (foreign) throw new UsageError(`${file.name} is ${foreign[1]}, which trigger does not read; nothing was sent`, { hint });
     const found = compressionOf(head);
     const isParquet = head.toString('latin1') === 'PAR1';
     const notWhatItSays = (what: string, hint: string) =>
