@@ -674,14 +674,7 @@ var init_retry = __esm({
       "EADDRNOTAVAIL",
       "UND_ERR_CONNECT_TIMEOUT"
     ];
-    NOT_CONNECTED = /* @__PURE__ */ new Set([
-      ...CONNECT_FAILURES,
-      // A failure at the proxy (proxy.ts): the request never reached the service, even when it had been
-      // handed to the connection to a forwarding proxy that then asked for credentials (407).
-      "ERR_PROXY_AUTH_REQUIRED",
-      "ERR_PROXY_REFUSED",
-      "ERR_PROXY_UNREACHABLE"
-    ]);
+    NOT_CONNECTED = /* @__PURE__ */ new Set([...CONNECT_FAILURES, "ERR_PROXY_AUTH_REQUIRED", "ERR_PROXY_REFUSED", "ERR_PROXY_UNREACHABLE"]);
     isConnectionNotMade = (error2) => errorCodes(error2).some((code) => NOT_CONNECTED.has(code));
     isRetryableStatus = (status2) => status2 === 429 || status2 === 503;
   }
@@ -770,8 +763,8 @@ var init_proxy = __esm({
     isTlsCode = (code) => /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
     ProxyError = class extends Error {
       code;
-      /** The proxy, its password masked. */
       proxy;
+      // The proxy, its password masked.
       variable;
       status;
       constructor(code, choice, options = {}) {
@@ -921,7 +914,7 @@ function describeNetworkError(code, message) {
   if (REASONS.get(code) === CLOSED && /bad response/i.test(message)) return UNREADABLE;
   return REASONS.get(code) ?? (isTlsCode(code) ? `TLS handshake failed (${code})` : `${message.split("\n")[0]} (${code})`);
 }
-var import_node_buffer, import_node_fs, MAX_RETRY_AFTER_MS, STATUS_TEXT, statusText, waitWords, isTlsAlert, UNREADABLE, CLOSED, REASONS;
+var import_node_buffer, import_node_fs, MAX_RETRY_AFTER_MS, STATUS_WORDS, STATUS_TEXT, statusText, waitWords, isTlsAlert, UNREADABLE, CLOSED, REASONS;
 var init_messages = __esm({
   "src/client/messages.ts"() {
     "use strict";
@@ -933,45 +926,24 @@ var init_messages = __esm({
     init_proxy();
     init_excerpt();
     MAX_RETRY_AFTER_MS = 6e4;
-    STATUS_TEXT = {
-      200: "OK",
-      201: "Created",
-      202: "Accepted",
-      204: "No Content",
-      301: "Moved Permanently",
-      302: "Found",
-      303: "See Other",
-      307: "Temporary Redirect",
-      308: "Permanent Redirect",
-      400: "Bad Request",
-      401: "Unauthorized",
-      403: "Forbidden",
-      404: "Not Found",
-      405: "Method Not Allowed",
-      408: "Request Timeout",
-      409: "Conflict",
-      413: "Payload Too Large",
-      414: "URI Too Long",
-      415: "Unsupported Media Type",
-      422: "Unprocessable Content",
-      429: "Too Many Requests",
-      431: "Request Header Fields Too Large",
-      500: "Internal Server Error",
-      502: "Bad Gateway",
-      503: "Service Unavailable",
-      504: "Gateway Timeout"
-    };
-    statusText = (status2) => STATUS_TEXT[status2] ?? process.getBuiltinModule("node:http").STATUS_CODES[status2] ?? "";
+    STATUS_WORDS = `200 OK, 201 Created, 202 Accepted, 204 No Content
+301 Moved Permanently, 302 Found, 303 See Other, 307 Temporary Redirect, 308 Permanent Redirect
+400 Bad Request, 401 Unauthorized, 403 Forbidden, 404 Not Found, 405 Method Not Allowed, 408 Request Timeout, 409 Conflict
+413 Payload Too Large, 414 URI Too Long, 415 Unsupported Media Type, 422 Unprocessable Content, 429 Too Many Requests
+431 Request Header Fields Too Large
+500 Internal Server Error, 502 Bad Gateway, 503 Service Unavailable, 504 Gateway Timeout`;
+    STATUS_TEXT = new Map(STATUS_WORDS.split(/, |\n/).map((words) => [Number(words.slice(0, 3)), words.slice(4)]));
+    statusText = (status2) => STATUS_TEXT.get(status2) ?? process.getBuiltinModule("node:http").STATUS_CODES[status2] ?? "";
     waitWords = (ms) => ms < 864e5 ? `${Math.round(ms / 1e3)} s` : "a day or more";
     isTlsAlert = (error2) => String(error2?.data).startsWith("") && String(error2?.message).includes("Expected HTTP/");
     UNREADABLE = "its answer could not be read (an unexpected 1xx or a malformed response)";
     CLOSED = "connection closed by the other side before it answered";
     REASONS = /* @__PURE__ */ new Map([
       ["ECONNREFUSED", "connection refused"],
+      ["UND_ERR_CONNECT_TIMEOUT", "connection timed out"],
       ["ENOTFOUND", "host not found (DNS)"],
       ["EAI_NONAME", "host not found (DNS)"],
       ["EAI_AGAIN", "DNS lookup failed, temporarily"],
-      ["UND_ERR_CONNECT_TIMEOUT", "connection timed out"],
       ["ECONNRESET", CLOSED],
       ["UND_ERR_SOCKET", CLOSED],
       ["EHOSTUNREACH", "network unreachable"],
@@ -5180,12 +5152,8 @@ function verboseLines(event, c, mask) {
 function githubAnnotation(message, title = "trigger", { level = "error", file, line: line2 } = {}) {
   const data = (text) => printable(text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A"));
   const property = (text) => data(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
-  const properties = [
-    ...file === void 0 ? [] : [`file=${property(file)}`],
-    ...line2 === void 0 || line2 === null ? [] : [`line=${line2}`],
-    `title=${property(title)}`
-  ];
-  return `::${level} ${properties.join(",")}::${data(message)}`;
+  const properties = [file === void 0 ? "" : `file=${property(file)}`, line2 == null ? "" : `line=${line2}`, `title=${property(title)}`];
+  return `::${level} ${properties.filter(Boolean).join(",")}::${data(message)}`;
 }
 function shellQuote(text, { always = false } = {}) {
   if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
@@ -35967,23 +35935,25 @@ function errnoWords(error2, doing = "writing") {
   if (code === void 0) return error2?.message ?? String(error2);
   return Object.hasOwn(WORDS, code) ? WORDS[code] : code;
 }
-var WORDS;
+var IN_THE_WAY, TOO_MANY, WORDS;
 var init_errno = __esm({
   "src/errno.ts"() {
     "use strict";
+    IN_THE_WAY = "a file is in the way (part of the path is a file, not a folder)";
+    TOO_MANY = "too many open files (lower --concurrency, or raise the limit with ulimit -n)";
     WORDS = {
       EACCES: "permission denied",
       EPERM: "permission denied",
       EISDIR: "it is a folder",
-      ENOTDIR: "a file is in the way (part of the path is a file, not a folder)",
-      EEXIST: "a file is in the way (part of the path is a file, not a folder)",
+      ENOTDIR: IN_THE_WAY,
+      EEXIST: IN_THE_WAY,
       ENOSPC: "no space left on the disk",
       EDQUOT: "over the disk quota",
       EROFS: "the file system is read-only",
       EIO: "an input/output error",
       ELOOP: "its symbolic links go round in a loop",
-      EMFILE: "too many open files (lower --concurrency, or raise the limit with ulimit -n)",
-      ENFILE: "too many open files (lower --concurrency, or raise the limit with ulimit -n)"
+      EMFILE: TOO_MANY,
+      ENFILE: TOO_MANY
     };
   }
 });
@@ -37439,7 +37409,6 @@ var init_lines = __esm({
 // src/batch/rows.ts
 function parseColumns(text) {
   const names = {};
-  const given = /* @__PURE__ */ new Set();
   for (const part of text.split(",")) {
     const eq = part.indexOf("=");
     const key = part.slice(0, eq).trim();
@@ -37448,26 +37417,17 @@ function parseColumns(text) {
       const hint = "name the file's own columns, e.g. --columns userId=user_id,triggerId=event_name,value=amount";
       throw new UsageError(`--columns takes triggerId=<name>,userId=<name>,value=<name>; got ${JSON.stringify(part)}`, { hint });
     }
-    if (given.has(key))
+    if (Object.hasOwn(names, key))
       throw new UsageError(`--columns names ${key} twice; nothing was sent`, { hint: "name each of triggerId, userId and value once" });
-    given.add(key);
     names[key] = name;
   }
   return names;
 }
 function makeRow(line2, record, fields, options) {
   const triggerId = fields.triggerId || options.trigger;
-  const row = {
-    line: line2,
-    record,
-    triggerId,
-    userId: fields.userId,
-    value: fields.value || void 0,
-    event: void 0,
-    // every row has every member from the start: one object shape for V8, however the row turns out
-    invalid: void 0,
-    unknownBefore: typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error) || void 0
-  };
+  const unknownBefore = typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error) || void 0;
+  const given = fields.value || void 0;
+  const row = { line: line2, record, triggerId, userId: fields.userId, value: given, event: void 0, invalid: void 0, unknownBefore };
   const cut = typeof fields.error === "string" ? CUT_ERROR.exec(fields.error) : null;
   if (cut) row.invalid = cut[1].includes("mend it") ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
   else if (!triggerId) row.invalid = "no triggerId: add a triggerId column or field, or pass --trigger";
@@ -37504,11 +37464,8 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
   const columns = { trigger: at(wanted.triggerId), user: at(wanted.userId), value: at(wanted.value), error: at("error") };
   const given = options.columns ?? {};
   const roleKey = { trigger: "triggerId", user: "userId", value: "value" };
-  for (const [a, b] of [
-    ["trigger", "user"],
-    ["trigger", "value"],
-    ["user", "value"]
-  ]) {
+  const pairs = [["trigger", "user"], ["trigger", "value"], ["user", "value"]];
+  for (const [a, b] of pairs) {
     if (columns[a] < 0 || columns[a] !== columns[b]) continue;
     const why = `--columns reads the column ${names[columns[a]]} as both ${roleKey[a]} and ${roleKey[b]}; nothing was sent`;
     const [first, second] = [Object.hasOwn(given, roleKey[a]), Object.hasOwn(given, roleKey[b])];
@@ -37697,8 +37654,8 @@ var init_rows = __esm({
       }
       separator;
       toRow;
-      /** Lines to read again (an open record's, given up), the next one last: read before the rest of the slice. */
       pending = [];
+      // Lines to read again (an open record's, given up), the next one last: read before the rest of the slice.
       slice = { first: 1, items: [], at: 0 };
       // The lines from lines.ts, read from `at` (no Item a line).
       #open;
@@ -37845,12 +37802,12 @@ var init_failed = __esm({
     FLUSH_BYTES = 64 * 1024;
     FailedFile = class {
       path;
-      /** Rows written (or waiting in the buffer to be). */
       rows = 0;
-      /** Rows that could not be kept because the file could not be written. */
+      // Rows written (or waiting in the buffer to be).
       notKept = 0;
-      /** The write error, once there was one; nothing more is written after it. */
+      // Rows that could not be kept because the file could not be written.
       error;
+      // The write error, once there was one; nothing more is written after it.
       #separator;
       // The separator of the failed file's format (none: NDJSON).
       #header;
@@ -37858,8 +37815,8 @@ var init_failed = __esm({
       // Where the rows are written: a temporary file beside `path`, or `path` itself.
       #real;
       // The file `path` names, through links.
-      /** True when the target is not a regular file (a FIFO, a device): there is nothing to replay later. */
       inPlace;
+      // True when the target is not a regular file (a FIFO, a device): there is nothing to replay later.
       #fd;
       // Open once there is a row to keep (or at once, unless lazy).
       #buffer = "";
@@ -38007,13 +37964,6 @@ function rowJson(row, outcome, mask) {
   const error2 = { kind: outcome.kind, message: failureReason(outcome, mask), recorded: outcome.kind === "unknown" ? "unknown" : "no" };
   return toJson({ ...notSent, error: error2 });
 }
-function numberIn(text) {
-  try {
-    return rawJson(text && parseValue(text, "value").json);
-  } catch {
-    return null;
-  }
-}
 function serverWords(outcome, mask) {
   const requestId = outcome.error?.requestId;
   const id = requestId ? ` (request id ${mask.server(requestId)})` : "";
@@ -38136,7 +38086,7 @@ ${table}
 ${kept}${unread}
 `;
 }
-var formatCount, REASONS2, failureReason, failureLine, rowsNotAccepted, plural, rows;
+var formatCount, numberIn, REASONS2, failureReason, failureLine, rowsNotAccepted, plural, rows;
 var init_report = __esm({
   "src/batch/report.ts"() {
     "use strict";
@@ -38145,7 +38095,9 @@ var init_report = __esm({
     init_request();
     init_rows();
     init_stop();
+    init_try_or();
     formatCount = (n) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    numberIn = (text) => tryOr(() => rawJson(text && parseValue(text, "value").json), null);
     REASONS2 = {
       failed: serverWords,
       unsent: (outcome) => unsentWords(outcome.stop),
@@ -42450,13 +42402,11 @@ async function openFile(file, options) {
     if (compression && first.head.length === 0)
       throw new UsageError(`${file.name} is empty (0 bytes), not ${compression} data; nothing was sent`);
     const foreign = FOREIGN.find(([magic]) => head.toString("latin1").startsWith(magic));
-    if (foreign)
-      throw new UsageError(`${file.name} is ${foreign[1]}, which trigger does not read; nothing was sent`, {
-        hint: foreign[2](shellQuote(file.name))
-      });
+    const hint = foreign?.[2](shellQuote(file.name));
+    if (foreign) throw new UsageError(`${file.name} is ${foreign[1]}, which trigger does not read; nothing was sent`, { hint });
     const found2 = compressionOf(head);
     const isParquet = head.toString("latin1") === "PAR1";
-    const notWhatItSays = (what, hint) => new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint });
+    const notWhatItSays = (what, hint2) => new UsageError(`${file.name} is not ${what} (its first bytes are ${hex(head)}); nothing was sent`, { hint: hint2 });
     if (compression && found2 !== compression)
       throw notWhatItSays(`${compression} data`, `rename it without ${COMPRESSIONS[compression].extension} if it is not compressed`);
     if (compression === "zstd" && !zstd2) throw noZstd(file.name);
@@ -43026,18 +42976,17 @@ function checkPaths(sources, options) {
     throw new UsageError(`${skip} standard input`, { hint: "name the file" });
   const folders = sources.filter((s) => s !== "-" && import_node_fs12.default.statSync(s, { throwIfNoEntry: false })?.isDirectory());
   for (const [flag, file] of Object.entries({ "--failed": options.failed, "--journal": options.journal })) {
-    const hint2 = `name a file, e.g. ${flag} ${flag === "--failed" ? "failed.csv" : "batch.journal"}`;
+    const example = flag === "--failed" ? "failed.csv" : "batch.journal";
+    const hint2 = `name a file, e.g. ${flag} ${example}`;
     if (file === "-" || file === "") throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint: hint2 });
     if (file === void 0) continue;
     if (pathStat(flag, file)?.isDirectory())
       throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, {
-        hint: `name a file in it, e.g. ${flag} ${import_node_path13.default.join(file, flag === "--failed" ? "failed.csv" : "batch.journal")}`
+        hint: `name a file in it, e.g. ${flag} ${import_node_path13.default.join(file, example)}`
       });
     const folder = isPart(import_node_path13.default.basename(file)) && folders.find((f) => import_node_path13.default.resolve(f) === import_node_path13.default.resolve(import_node_path13.default.dirname(file)));
-    if (folder)
-      throw new UsageError(`${flag} ${file} is in the input folder ${folder}: a later run would read it as input`, {
-        hint: "write it outside the folder"
-      });
+    const read = `${flag} ${file} is in the input folder ${folder}: a later run would read it as input`;
+    if (folder) throw new UsageError(read, { hint: "write it outside the folder" });
     if (sources.some((source) => sameFile2(file, source)))
       throw new UsageError(`${flag} ${file} is ${input2}; it would be overwritten`, { hint: `name another file for ${flag}` });
   }
@@ -45998,19 +45947,12 @@ __export(completion_exports, {
 function argumentValues(command8, argument) {
   if (argument.argChoices) return argument.argChoices.map((value) => ({ value }));
   const name = argument.name();
-  const known = ARGUMENT_VALUES[`${pathOf(command8)} ${name}`];
-  if (known) return known;
-  if (name === "triggerId") return "triggers";
-  if (name === "profile") return "profiles";
-  if (/file/i.test(name)) return "files";
-  return void 0;
+  const byName = name === "triggerId" ? "triggers" : name === "profile" ? "profiles" : /file/i.test(name) ? "files" : void 0;
+  return ARGUMENT_VALUES[`${pathOf(command8)} ${name}`] ?? byName;
 }
 function optionValues(option) {
   if (option.argChoices) return option.argChoices.map((value) => ({ value }));
-  const known = OPTION_VALUES[option.long ?? ""];
-  if (known) return known;
-  if (/<(file|path)[^>]*>/i.test(option.flags)) return "files";
-  return void 0;
+  return OPTION_VALUES[option.long ?? ""] ?? (/<(file|path)[^>]*>/i.test(option.flags) ? "files" : void 0);
 }
 function visibleCommands(command8) {
   const visible = command8.createHelp().visibleCommands(command8);
