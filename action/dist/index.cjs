@@ -42796,8 +42796,16 @@ function refuseToCarryOn(file, loaded, options) {
     const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
     throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
+  const [made, here] = [header.service, options.service];
+  const url = made && here && made.url !== here.url && `for the service at ${made.url} (profile "${made.profile}"), not ${here.url}`;
+  const key = made && here?.key !== void 0 && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
+  if (here && (url || key)) {
+    const [how2, to] = url ? ["profile or --base-url it began with", `to ${here.url}`] : [`key it began with (from ${made?.from})`, "under this key"];
+    const hint2 = `resume with the ${how2}; to send the whole batch ${to} instead, name a new --journal`;
+    throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.from})`}; nothing was sent`, { hint: hint2 });
+  }
 }
-var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, catalogFingerprint, Journal;
+var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, keyPrint, catalogFingerprint, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
@@ -42817,6 +42825,7 @@ var init_journal = __esm({
     UNKNOWN = 3;
     SETTLED = { accepted: "a", failed: "f", unknown: "u", unsent: "n" };
     RECORDS = { s: UNKNOWN, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
+    keyPrint = (key, salt) => (0, import_node_crypto.createHmac)("sha256", String(salt)).update(key).digest("hex").slice(0, 16);
     catalogFingerprint = (catalog) => catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
     Journal = class _Journal {
       path;
@@ -42857,7 +42866,7 @@ var init_journal = __esm({
             import_node_fs11.default.truncateSync(file, loaded.whole);
             return new _Journal(file, import_node_fs11.default.openSync(file, "a"), loaded);
           }
-          const fd = import_node_fs11.default.openSync(file, "ax", 384);
+          const [fd, salt] = [import_node_fs11.default.openSync(file, "ax", 384), (0, import_node_crypto.randomBytes)(8).toString("hex")];
           const header = {
             journal: MAGIC,
             version: VERSION2,
@@ -42867,6 +42876,8 @@ var init_journal = __esm({
             shard: options.shard,
             read: options.read,
             catalog: options.catalog ?? null,
+            service: options.service && { ...options.service, salt, key: keyPrint(options.service.key ?? "", salt) },
+            // the key's print only
             started: (/* @__PURE__ */ new Date()).toISOString()
           };
           import_node_fs11.default.writeSync(fd, `${JSON.stringify(header)}
@@ -43079,7 +43090,7 @@ function restCommand(input2, options, { file, line: line2, later = [], check: ch
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return `${found2.compression ? `${found2.compression} -t ${shellQuote(file)} && ` : ""}${[...args, ...options.where ?? []].join(" ")}`;
 }
-async function openWritten(input2, header, options, catalog, folder, warn, fingerprints) {
+async function openWritten(input2, header, options, by, folder, warn, fingerprints) {
   const dryRun = options.dryRun === true;
   const written = { failed: void 0, journal: void 0, locks: [] };
   let made = false;
@@ -43107,7 +43118,7 @@ async function openWritten(input2, header, options, catalog, folder, warn, finge
       made = !import_node_fs12.default.existsSync(options.journal);
       const from = options.from && import_node_path13.default.resolve(options.from);
       written.journal = Journal.open(options.journal, {
-        catalog,
+        ...by,
         resume: options.resume === true,
         inputs: await fingerprints(input2.files.map((f) => f.path)),
         format: input2.format,
@@ -44623,6 +44634,10 @@ function whereFlags(options, settings, env2, cwd) {
   else if (catalog === false) where2.push("--no-catalog");
   return where2;
 }
+function serviceOf(s) {
+  const from = s?.apiKeySource === "flag" ? "--api-key" : s?.apiKeySource === "env" ? "TRIGGER_API_KEY" : `profile "${s?.profile}"`;
+  return s && { url: s.baseUrl.href, profile: s.profile, key: s.apiKey, from };
+}
 function command2(program2, ctx) {
   const batchCommand = program2.command("batch").description("report many events from CSV, NDJSON or Parquet files (gzip, zstd, folders of parts), or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace", concurrency, DEFAULT_CONCURRENCY).option(
     "--max-concurrency <n>",
@@ -44671,7 +44686,8 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   let written;
   try {
     const hashing = (files) => readForJournal(files, options, { io, env: env2 }, signals2.heard);
-    written = await openWritten(input2, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, "."), warn, hashing);
+    const made = { catalog: catalogFingerprint(catalog?.catalog), service: serviceOf(settings) };
+    written = await openWritten(input2, reader.header, options, made, inFolder(cwd, "."), warn, hashing);
   } catch (error2) {
     signals2.remove();
     await client?.destroy();

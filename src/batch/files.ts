@@ -10,7 +10,7 @@ import { errnoWords } from '../errno.js';
 import { FailedFile } from './failed.js';
 import { compressionFromName, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
 import { isPart, type AfterLine, type Input } from './input.js';
-import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint } from './journal.js';
+import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint, type Service } from './journal.js';
 import { FileLock } from '../lock.js';
 import { tryOr } from '../try-or.js';
 import type { Shard } from './shard.js';
@@ -224,13 +224,13 @@ export interface Written {
 /**
  * Locks and opens what the batch writes: the journal's lock first (a second run of the same batch is refused for what it shares with the
  * first), the failed file (without --failed, a file named by the time in `folder`, made only if there is something to keep; a dry run keeps
- * nothing: none, --failed's left as it was), then the journal, for this input, shard and catalog. A refusal on the way leaves nothing behind.
+ * nothing: none, --failed's left as it was), then the journal, for this input, shard, catalog and service. A refusal on the way leaves nothing behind.
  */
 export async function openWritten(
   input: Input,
   header: () => readonly string[] | undefined, // The input's header, for the failed file (known once the first row is read).
   options: BatchFiles & { dryRun?: boolean | undefined },
-  catalog: CatalogFingerprint | null,
+  by: { catalog: CatalogFingerprint | null; service: Service | undefined }, // what the rows were checked by and where they go
   folder: string,
   warn: (line: string) => void,
   fingerprints: (files: string[]) => Promise<InputFingerprint[]>, // each input file's, read without blocking (a stop signal is heard)
@@ -265,7 +265,7 @@ export async function openWritten(
       made = !fs.existsSync(options.journal);
       const from = options.from && path.resolve(options.from); // as a path from anywhere
       written.journal = Journal.open(options.journal, {
-        catalog,
+        ...by,
         resume: options.resume === true,
         inputs: await fingerprints(input.files.map((f) => f.path)),
         format: input.format,

@@ -15,7 +15,7 @@
  * kernel before a byte goes out: a killed process loses no record. The file is fsync'ed at least once
  * a second: after a power cut, records of the last second may be lost (see the README).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
@@ -87,8 +87,15 @@ interface Header {
   read?: { columns?: string | undefined; trigger?: string | undefined; after?: number | undefined; from?: string | undefined };
   /** The trigger catalog the rows were checked against (null: none); absent in journals from before catalogs. */
   catalog?: CatalogFingerprint | null;
+  /** Where the rows go: base URL, profile, the key's source in words and its fingerprint (never the key); absent before fix27a. */
+  service?: { url: string; profile: string; from: string; salt: string; key: string };
   started: string;
 }
+
+/** This run's service (the key itself in memory only), for the journal's record; a dry run may have no base URL or key. */
+export type Service = { url: string; profile: string; from: string; key: string | undefined };
+// 8 bytes of an HMAC-SHA256 under the journal's own random salt tell two keys apart and show none (docs/choices.md).
+const keyPrint = (key: string, salt: string) => createHmac('sha256', String(salt)).update(key).digest('hex').slice(0, 16);
 
 /** The catalog a batch ran with: its path and the SHA-256 of its content. */
 export type CatalogFingerprint = Omit<InputFingerprint, 'size'>;
@@ -186,6 +193,7 @@ function describeLoaded(j: Loaded): string {
 
 /** This run's input, format, shard and catalog, to match an earlier run's or to start a journal with. */
 interface JournalOptions extends Pick<Header, 'format' | 'shard' | 'catalog' | 'read'> {
+  service?: Service | undefined;
   resume: boolean;
   inputs: InputFingerprint[];
   resumeCommand: string; // The command that carries the batch on, for the messages.
@@ -254,6 +262,17 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
     const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
     throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
+  // Sent elsewhere or under another key, the rest of a backfill would go to another service or account (review26b F2).
+  const [made, here] = [header.service, options.service];
+  const url = made && here && made.url !== here.url && `for the service at ${made.url} (profile "${made.profile}"), not ${here.url}`;
+  const key = made && here?.key !== undefined && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
+  if (here && (url || key)) {
+    const [how, to] = url
+      ? ['profile or --base-url it began with', `to ${here.url}`]
+      : [`key it began with (from ${made?.from})`, 'under this key'];
+    const hint = `resume with the ${how}; to send the whole batch ${to} instead, name a new --journal`;
+    throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.from})`}; nothing was sent`, { hint });
+  }
 }
 
 export class Journal {
@@ -295,7 +314,7 @@ export class Journal {
         fs.truncateSync(file, loaded.whole); // a record torn by the kill is cut off
         return new Journal(file, fs.openSync(file, 'a'), loaded);
       }
-      const fd = fs.openSync(file, 'ax', 0o600);
+      const [fd, salt] = [fs.openSync(file, 'ax', 0o600), randomBytes(8).toString('hex')];
       const header: Header = {
         journal: MAGIC,
         version: VERSION,
@@ -305,6 +324,7 @@ export class Journal {
         shard: options.shard,
         read: options.read,
         catalog: options.catalog ?? null,
+        service: options.service && { ...options.service, salt, key: keyPrint(options.service.key ?? '', salt) }, // the key's print only
         started: new Date().toISOString(),
       };
       fs.writeSync(fd, `${JSON.stringify(header)}\n`);

@@ -20,7 +20,7 @@ import {
 } from '../batch/files.js';
 import { stopCause } from '../batch/stop.js';
 import { githubAnnotation, shellQuote } from '../output/render.js';
-import { catalogFingerprint, fingerprintOf, type InputFingerprint } from '../batch/journal.js';
+import { catalogFingerprint, fingerprintOf, type InputFingerprint, type Service } from '../batch/journal.js';
 import { FORMAT_TABLE, FORMATS } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
 import { errnoWords } from '../errno.js';
@@ -101,6 +101,12 @@ function whereFlags(options: BatchCommandOptions, settings: Settings | undefined
   return where;
 }
 
+/** Where the rows go, for the journal to record and match (its key only as a fingerprint; a dry run may have neither). */
+function serviceOf(s: Settings | undefined): Service | undefined {
+  const from = s?.apiKeySource === 'flag' ? '--api-key' : s?.apiKeySource === 'env' ? 'TRIGGER_API_KEY' : `profile "${s?.profile}"`;
+  return s && { url: s.baseUrl.href, profile: s.profile, key: s.apiKey, from };
+}
+
 export function command(program: Command, ctx: Context): Command {
   const batchCommand = program
     .command('batch')
@@ -175,7 +181,8 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   let written: Written;
   try {
     const hashing = (files: string[]) => readForJournal(files, options, { io, env }, signals.heard);
-    written = await openWritten(input, reader.header, options, catalogFingerprint(catalog?.catalog), inFolder(cwd, '.'), warn, hashing);
+    const made = { catalog: catalogFingerprint(catalog?.catalog), service: serviceOf(settings) };
+    written = await openWritten(input, reader.header, options, made, inFolder(cwd, '.'), warn, hashing);
   } catch (error) {
     signals.remove();
     await client?.destroy();

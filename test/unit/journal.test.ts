@@ -109,6 +109,30 @@ describe('the journal', () => {
     );
   });
 
+  it('records the service and a salted print of the key, never the key; refuses another base URL or key, not a dry run without one', () => {
+    const key = 'tk_live_Abcdef0123456789';
+    const service = { url: 'https://api.example.com', profile: 'default', from: 'TRIGGER_API_KEY', key };
+    const [a, b] = [path.join(dir, 'a'), path.join(dir, 'b')];
+    for (const file of [a, b]) Journal.open(file, options({ service })).close(false);
+    const recorded = [a, b].map(
+      (file) => (JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[0]!) as { service: { key: string } }).service,
+    );
+    for (const text of [key, Buffer.from(key).toString('hex'), Buffer.from(key).toString('base64')])
+      expect(fs.readFileSync(a, 'utf8').toLowerCase()).not.toContain(text.toLowerCase());
+    expect(recorded[0]!.key).toMatch(/^[0-9a-f]{16}$/);
+    expect(recorded[0]!.key).not.toBe(recorded[1]!.key); // each journal its own salt: two journals do not show they share a key
+    const resume = (over: Partial<typeof service> & { key?: string | undefined }) =>
+      Journal.open(a, options({ resume: true, service: { ...service, ...over } })).close(false);
+    expect(refusal(() => resume({ key: 'tk_live_Abcdef0123456780', from: '--api-key' }))).toBe(
+      `the journal ${a} was made under another API key than this run's (from --api-key); nothing was sent`,
+    );
+    expect(refusal(() => resume({ url: 'https://staging.example.com' }))).toContain(
+      'made for the service at https://api.example.com (profile "default"), not https://staging.example.com',
+    );
+    expect(() => resume({ key: undefined })).not.toThrow(); // a dry run with no key: nothing is sent, the URL alone is matched
+    expect(() => resume({})).not.toThrow();
+  });
+
   it("names the input from the header line alone: past a large journal's records, and a header of many files", () => {
     const file = path.join(dir, 'j');
     const parts = Array.from({ length: 1_000 }, (_, i) => ({ ...input, path: `/data/export/part-${String(i).padStart(5, '0')}.csv.gz` }));
