@@ -44666,6 +44666,8 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await commandSettings(options, !dryRun, { io, env: env2, cwd }, !dryRun);
   options.where = whereFlags(options, settings, env2, cwd);
+  const envKey = settings?.apiKeySource === "flag" ? tryOr(() => normalizeApiKey(env2.TRIGGER_API_KEY ?? "", ""), "") : settings?.apiKey;
+  const note = envKey !== settings?.apiKey && `note: each command above reads the API key from $TRIGGER_API_KEY, which ${env2.TRIGGER_API_KEY ? "here holds another key" : "is not set here"}: set it to the key this batch was given with --api-key (in CI, that same secret) before running it`;
   const warn = (line2) => io.stderr(io.errColors.warn(line2));
   const found2 = options.trigger === void 0 ? void 0 : catalog?.resolve(options.trigger);
   if (found2 && !found2.ok)
@@ -44696,7 +44698,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
-  await send({ io, env: env2, cwd, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, typed: typed2, signals: signals2, ...written });
+  await send({ io, env: env2, cwd, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, typed: typed2, signals: signals2, note, ...written });
 }
 function stopSignals() {
   const [heard, to] = [new AbortController(), { on: void 0 }];
@@ -44837,6 +44839,7 @@ function finish(run2, recorder, result, signal, stderr) {
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
+  if (run2.note && lines.some((line2) => line2.includes('"$TRIGGER_API_KEY"'))) lines.push(run2.note);
   if (options.json || options.quiet && (notAccepted > 0 || input2.damaged) || signal || io.stdoutError)
     for (const line2 of lines) io.stderr(line2);
   else if (!options.quiet) for (const line2 of lines) io.stdout(line2);
@@ -44888,6 +44891,7 @@ var init_batch = __esm({
     init_shared();
     init_startup();
     init_store();
+    init_validate();
     init_try_or();
     DEFAULT_CONCURRENCY = "auto";
     DEFAULT_MAX_CONCURRENCY = 64;

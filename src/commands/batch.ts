@@ -42,6 +42,7 @@ import { addServiceOptions, type Context, type ServiceOptions } from './shared.j
 import { capYoungGeneration } from '../startup.js';
 import type { Settings } from '../settings/resolve.js';
 import { readConfig } from '../settings/store.js';
+import { normalizeApiKey } from '../settings/validate.js';
 import { tryOr } from '../try-or.js';
 
 /** --concurrency auto finds the service's pace, up to --max-concurrency. */
@@ -154,6 +155,11 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await commandSettings(options, !dryRun, { io, env, cwd }, !dryRun); // a dry run sends nothing
   options.where = whereFlags(options, settings, env, cwd);
+  // A key from --api-key is printed as "$TRIGGER_API_KEY": said beside it when this shell's holds another (review26b F2: sent under it).
+  const envKey = settings?.apiKeySource === 'flag' ? tryOr(() => normalizeApiKey(env.TRIGGER_API_KEY ?? '', ''), '') : settings?.apiKey;
+  const note =
+    envKey !== settings?.apiKey &&
+    `note: each command above reads the API key from $TRIGGER_API_KEY, which ${env.TRIGGER_API_KEY ? 'here holds another key' : 'is not set here'}: set it to the key this batch was given with --api-key (in CI, that same secret) before running it`;
   const warn = (line: string) => io.stderr(io.errColors.warn(line));
   // An unknown --trigger stops the batch before it starts, as `fire` does.
   const found = options.trigger === undefined ? undefined : catalog?.resolve(options.trigger);
@@ -191,7 +197,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
-  await send({ io, env, cwd, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, signals, ...written });
+  await send({ io, env, cwd, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, signals, note, ...written });
 }
 
 type OnStop = (signal: StopSignal, count: number) => void;
@@ -243,6 +249,7 @@ interface Run extends Written, Pick<Context, 'io' | 'env' | 'cwd'> {
   maxConcurrency: number;
   typed: boolean;
   signals: ReturnType<typeof stopSignals>;
+  note: string | false; // said after the summary when it prints a command
 }
 
 /** Sends the rows, settles the failed file and the journal, and reports. */
@@ -385,6 +392,7 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
   };
   const notAccepted = rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
+  if (run.note && lines.some((line) => line.includes('"$TRIGGER_API_KEY"'))) lines.push(run.note);
   if (options.json || (options.quiet && (notAccepted > 0 || input.damaged)) || signal || io.stdoutError)
     for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);

@@ -1,7 +1,7 @@
 /**
  * review26b (eed83f2, "a printed command carries where the rows go"): pasted as printed, in the cases below the kept rows
  * went to another service, or under another key. Built binary; two counting services on 127.0.0.1. Each failed on 801293e.
- * Not here: a key given with --api-key while TRIGGER_API_KEY holds another is replayed under that other (docs/choices.md).
+ * A key given with --api-key while TRIGGER_API_KEY holds another: the summary says so beside the command (fix27a, last describe).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,5 +88,40 @@ describe('review26b: a printed replay still sends elsewhere', () => {
     const pasted = await paste(`cd ${box.home} && ${replay} --dry-run`, env);
     // 801293e: exit 2, "uses plain http ... pass --allow-http": the flag is dropped with the base URL left to the variable.
     expect([pasted.code, pasted.stderr.includes('plain http')]).toEqual([0, false]);
+  }, 60_000);
+});
+
+describe('fix27a (review26b F2): a key given with --api-key is printed as "$TRIGGER_API_KEY", and the summary says when that is not it', () => {
+  const NOTE =
+    /^note: each command above reads the API key from \$TRIGGER_API_KEY, which (here holds another key|is not set here): set it to the key this batch was given with --api-key \(in CI, that same secret\) before running it$/m;
+  /** 6 rows, 2 refused, sent with --api-key TEST_KEY to staging, in a shell whose TRIGGER_API_KEY is `shellKey`: the whole output. */
+  async function twoRefused(shellKey: string | undefined, keyArgs = ['--api-key', TEST_KEY]) {
+    const all = users(6);
+    staging.refused = new Set(all.slice(0, 2));
+    fs.writeFileSync(path.join(box.home, 'in.csv'), csvOf(all));
+    const env = { ...box.env, TRIGGER_API_KEY: shellKey };
+    const first = await trigger(['batch', 'in.csv', '--base-url', staging.server.url, '--failed', 'f.csv', ...keyArgs], env);
+    expect(first.code).toBe(1);
+    staging.refused = new Set();
+    const output = `${first.stdout}\n${first.stderr}`;
+    for (const key of [TEST_KEY, OTHER_KEY]) expect(output).not.toContain(key);
+    return { output, replay: printed(first), note: NOTE.exec(first.stdout)?.[1] ?? 'none' };
+  }
+
+  it('TRIGGER_API_KEY holds another key: the note says so, and the replay run as it says sends under the batch key only', async () => {
+    const { output, replay, note } = await twoRefused(OTHER_KEY);
+    expect(note).toBe('here holds another key'); // 801293e..ae48731: no word, and the paste went under OTHER_KEY
+    expect(output.indexOf(replay)).toBeLessThan(output.search(NOTE)); // beside the command, after it
+    const sent = staging.server.requests.length;
+    expect((await paste(`cd ${box.home} && ${replay}`, { ...box.env, TRIGGER_API_KEY: TEST_KEY })).code).toBe(0);
+    const keys = staging.server.requests.slice(sent).map((r) => r.headers.authorization ?? '');
+    expect([keys.length, keys.every((k) => k === `Bearer ${TEST_KEY}`)]).toEqual([2, true]);
+  }, 60_000);
+
+  it('unset: the note says so; the same key in both, or the key only in TRIGGER_API_KEY: no note', async () => {
+    expect((await twoRefused(undefined)).note).toBe('is not set here');
+    expect((await twoRefused(TEST_KEY)).note).toBe('none');
+    const fromEnv = await twoRefused(TEST_KEY, []);
+    expect([fromEnv.note, fromEnv.replay.includes('--api-key "$TRIGGER_API_KEY"')]).toEqual(['none', true]);
   }, 60_000);
 });
