@@ -37038,7 +37038,7 @@ function findSettings(options = {}) {
   const versioned = url[1] === "profile" ? void 0 : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning2, versioned, insecureTlsWarning(env2)].filter((w) => w !== void 0);
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profile.name, configFile };
-  return { ...world, settings };
+  return { ...world, settings: { ...settings, profileInFile: !!stored } };
 }
 async function resolveWorld(options = {}) {
   const env2 = options.env ?? process.env;
@@ -44623,8 +44623,7 @@ __export(batch_exports, {
 function whereFlags(options, settings, env2, cwd) {
   const where2 = [];
   const named = settings?.profile ?? options.profile;
-  if (named !== void 0 && (named !== "default" || settings && tryOr(() => readConfig(settings.configFile).profiles?.default)))
-    where2.push("--profile", shellQuote(named));
+  if (named !== void 0 && (named !== "default" || settings?.profileInFile)) where2.push("--profile", shellQuote(named));
   if (settings?.baseUrlSource === "flag") where2.push("--base-url", shellQuote(settings.baseUrl.href));
   if (options.allowHttp) where2.push("--allow-http");
   if (settings?.apiKeySource === "flag" || settings?.apiKeySource === "env" && settings.baseUrlSource === "flag")
@@ -44890,7 +44889,6 @@ var init_batch = __esm({
     init_service();
     init_shared();
     init_startup();
-    init_store();
     init_validate();
     init_try_or();
     DEFAULT_CONCURRENCY = "auto";

@@ -41,7 +41,6 @@ import { clientFor, commandSettings } from './service.js';
 import { addServiceOptions, type Context, type ServiceOptions } from './shared.js';
 import { capYoungGeneration } from '../startup.js';
 import type { Settings } from '../settings/resolve.js';
-import { readConfig } from '../settings/store.js';
 import { normalizeApiKey } from '../settings/validate.js';
 import { tryOr } from '../try-or.js';
 
@@ -88,8 +87,7 @@ function whereFlags(options: BatchCommandOptions, settings: Settings | undefined
   const where = [];
   const named = settings?.profile ?? options.profile;
   // "default" too when the file has it (review26b: a later `config use` moved the rest); named where there is none, it is refused.
-  if (named !== undefined && (named !== 'default' || (settings && tryOr(() => readConfig(settings.configFile).profiles?.default))))
-    where.push('--profile', shellQuote(named));
+  if (named !== undefined && (named !== 'default' || settings?.profileInFile)) where.push('--profile', shellQuote(named));
   // From TRIGGER_BASE_URL it is left to the variable, as the key in TRIGGER_API_KEY is: carried alone, the paste in another shell
   // would send the profile's key to it; so a key from the variable goes with a base URL carried (review26b).
   if (settings?.baseUrlSource === 'flag') where.push('--base-url', shellQuote(settings.baseUrl.href));

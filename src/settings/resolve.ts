@@ -38,6 +38,7 @@ export interface Settings {
   baseUrl: BaseUrl;
   baseUrlSource: Source;
   profile: string;
+  profileInFile?: boolean; // whether the config file has that profile (an explicit --profile default is refused where it has not)
   configFile: string;
   /** Things to tell the user on stderr (a config file holding the key that others can read). */
   warnings: string[];
@@ -157,7 +158,7 @@ export function findSettings(options: ResolveOptions = {}) {
   const versioned = url[1] === 'profile' ? undefined : versionedBaseUrlWarning(baseUrl, url[2]);
   const warnings = [warning, versioned, insecureTlsWarning(env)].filter((w): w is string => w !== undefined);
   const settings = { warnings, apiKey, apiKeySource: key?.[1], baseUrl, baseUrlSource: url[1], profile: profile.name, configFile };
-  return { ...world, settings };
+  return { ...world, settings: { ...settings, profileInFile: !!stored } };
 }
 
 export function resolveSettings(options: ResolveOptions = {}): Settings {
