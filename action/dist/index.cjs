@@ -42797,12 +42797,13 @@ function refuseToCarryOn(file, loaded, options) {
     throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
   const [made, here] = [header.service, options.service];
-  const url = made && here && made.url !== here.url && `for the service at ${made.url} (profile "${made.profile}"), not ${here.url}`;
+  const moved = made && here && made.url !== here.url;
+  const url = moved && `for the service at ${made.url} (from ${made.urlFrom}), not ${here.url} (from ${here.urlFrom})`;
   const key = made && here?.key !== void 0 && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
   if (here && (url || key)) {
-    const [how2, to] = url ? ["profile or --base-url it began with", `to ${here.url}`] : [`key it began with (from ${made?.from})`, "under this key"];
+    const [how2, to] = url ? ["profile or --base-url it began with", `to ${here.url}`] : [`key it began with (from ${made?.keyFrom})`, "under this key"];
     const hint2 = `resume with the ${how2}; to send the whole batch ${to} instead, name a new --journal`;
-    throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.from})`}; nothing was sent`, { hint: hint2 });
+    throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.keyFrom})`}; nothing was sent`, { hint: hint2 });
   }
 }
 var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, keyPrint, catalogFingerprint, Journal;
@@ -44634,8 +44635,9 @@ function whereFlags(options, settings, env2, cwd) {
   return where2;
 }
 function serviceOf(s) {
-  const from = s?.apiKeySource === "flag" ? "--api-key" : s?.apiKeySource === "env" ? "TRIGGER_API_KEY" : `profile "${s?.profile}"`;
-  return s && { url: s.baseUrl.href, profile: s.profile, key: s.apiKey, from };
+  const from = ({ flag, env: env2 }, source) => source === "flag" ? flag : source === "env" ? env2 : `profile "${s?.profile}"`;
+  const [urlFrom, keyFrom] = [from(SETTINGS2["base-url"], s?.baseUrlSource), from(SETTINGS2["api-key"], s?.apiKeySource)];
+  return s && { url: s.baseUrl.href, urlFrom, key: s.apiKey, keyFrom };
 }
 function command2(program2, ctx) {
   const batchCommand = program2.command("batch").description("report many events from CSV, NDJSON or Parquet files (gzip, zstd, folders of parts), or a list of user ids").argument("<file...>", "the input files or folders (a folder: its files in name order), or - for standard input").addOption(new Option("--format <format>", "input format (default: from the extension, else detected)").choices(FORMATS)).option("--trigger <id>", "the trigger for rows that have none (and for every row with --format lines)").option("--columns <map>", "the file's own column names: triggerId=<name>,userId=<name>,value=<name>").option("--concurrency <n|auto>", "requests in flight at once; auto finds the service's pace", concurrency, DEFAULT_CONCURRENCY).option(
@@ -44889,6 +44891,7 @@ var init_batch = __esm({
     init_service();
     init_shared();
     init_startup();
+    init_store();
     init_validate();
     init_try_or();
     DEFAULT_CONCURRENCY = "auto";

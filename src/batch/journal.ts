@@ -87,13 +87,13 @@ interface Header {
   read?: { columns?: string | undefined; trigger?: string | undefined; after?: number | undefined; from?: string | undefined };
   /** The trigger catalog the rows were checked against (null: none); absent in journals from before catalogs. */
   catalog?: CatalogFingerprint | null;
-  /** Where the rows go: base URL, profile, the key's source in words and its fingerprint (never the key); absent before fix27a. */
-  service?: { url: string; profile: string; from: string; salt: string; key: string };
+  /** Where the rows go: the base URL, its and the key's source in words, the key's fingerprint (never the key); absent before fix27a. */
+  service?: Omit<Service, 'key'> & { salt: string; key: string };
   started: string;
 }
 
 /** This run's service (the key itself in memory only), for the journal's record; a dry run may have no base URL or key. */
-export type Service = { url: string; profile: string; from: string; key: string | undefined };
+export type Service = { url: string; urlFrom: string; key: string | undefined; keyFrom: string };
 // 8 bytes of an HMAC-SHA256 under the journal's own random salt tell two keys apart and show none (docs/choices.md).
 const keyPrint = (key: string, salt: string) => createHmac('sha256', String(salt)).update(key).digest('hex').slice(0, 16);
 
@@ -264,14 +264,15 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   }
   // Sent elsewhere or under another key, the rest of a backfill would go to another service or account (review26b F2).
   const [made, here] = [header.service, options.service];
-  const url = made && here && made.url !== here.url && `for the service at ${made.url} (profile "${made.profile}"), not ${here.url}`;
+  const moved = made && here && made.url !== here.url;
+  const url = moved && `for the service at ${made.url} (from ${made.urlFrom}), not ${here.url} (from ${here.urlFrom})`;
   const key = made && here?.key !== undefined && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
   if (here && (url || key)) {
     const [how, to] = url
       ? ['profile or --base-url it began with', `to ${here.url}`]
-      : [`key it began with (from ${made?.from})`, 'under this key'];
+      : [`key it began with (from ${made?.keyFrom})`, 'under this key'];
     const hint = `resume with the ${how}; to send the whole batch ${to} instead, name a new --journal`;
-    throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.from})`}; nothing was sent`, { hint });
+    throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.keyFrom})`}; nothing was sent`, { hint });
   }
 }
 

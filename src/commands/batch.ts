@@ -41,6 +41,7 @@ import { clientFor, commandSettings } from './service.js';
 import { addServiceOptions, type Context, type ServiceOptions } from './shared.js';
 import { capYoungGeneration } from '../startup.js';
 import type { Settings } from '../settings/resolve.js';
+import { SETTINGS, type Setting } from '../settings/store.js';
 import { normalizeApiKey } from '../settings/validate.js';
 import { tryOr } from '../try-or.js';
 
@@ -102,8 +103,9 @@ function whereFlags(options: BatchCommandOptions, settings: Settings | undefined
 
 /** Where the rows go, for the journal to record and match (its key only as a fingerprint; a dry run may have neither). */
 function serviceOf(s: Settings | undefined): Service | undefined {
-  const from = s?.apiKeySource === 'flag' ? '--api-key' : s?.apiKeySource === 'env' ? 'TRIGGER_API_KEY' : `profile "${s?.profile}"`;
-  return s && { url: s.baseUrl.href, profile: s.profile, key: s.apiKey, from };
+  const from = ({ flag, env }: Setting, source?: string) => (source === 'flag' ? flag : source === 'env' ? env : `profile "${s?.profile}"`);
+  const [urlFrom, keyFrom] = [from(SETTINGS['base-url'], s?.baseUrlSource), from(SETTINGS['api-key'], s?.apiKeySource)];
+  return s && { url: s.baseUrl.href, urlFrom, key: s.apiKey, keyFrom };
 }
 
 export function command(program: Command, ctx: Context): Command {

@@ -84,10 +84,11 @@ describe('fix27a: a journal is carried on only by the service and key it began w
 
   it('another --profile or --base-url is refused, naming both services; the key the journal began with, from the flag, is not', async () => {
     await stoppedBatch();
-    const other = new RegExp(`service at ${prod.server.url} \\(profile "default"\\), not ${staging.server.url}`);
+    const other = (from: string) =>
+      new RegExp(`service at ${prod.server.url} \\(from profile "default"\\), not ${staging.server.url} \\(from ${from}\\)`);
     const base = ['batch', 'in.csv', '--journal', 'j', '--resume', '--failed', 'f.csv'];
-    await refused([...base, '--profile', 'staging'], box.env, other);
-    await refused([...base, '--base-url', staging.server.url], box.env, other);
+    await refused([...base, '--profile', 'staging'], box.env, other('profile "staging"'));
+    await refused([...base, '--base-url', staging.server.url], box.env, other('--base-url'));
     // The same service and key, given by flags instead of the profile: carried on.
     await resumedOnce([...base, '--base-url', prod.server.url, '--api-key', TEST_KEY]);
   }, 90_000);

@@ -111,7 +111,7 @@ describe('the journal', () => {
 
   it('records the service and a salted print of the key, never the key; refuses another base URL or key, not a dry run without one', () => {
     const key = 'tk_live_Abcdef0123456789';
-    const service = { url: 'https://api.example.com', profile: 'default', from: 'TRIGGER_API_KEY', key };
+    const service = { url: 'https://api.example.com', urlFrom: 'profile "default"', keyFrom: 'TRIGGER_API_KEY', key };
     const [a, b] = [path.join(dir, 'a'), path.join(dir, 'b')];
     for (const file of [a, b]) Journal.open(file, options({ service })).close(false);
     const recorded = [a, b].map(
@@ -123,11 +123,11 @@ describe('the journal', () => {
     expect(recorded[0]!.key).not.toBe(recorded[1]!.key); // each journal its own salt: two journals do not show they share a key
     const resume = (over: Partial<typeof service> & { key?: string | undefined }) =>
       Journal.open(a, options({ resume: true, service: { ...service, ...over } })).close(false);
-    expect(refusal(() => resume({ key: 'tk_live_Abcdef0123456780', from: '--api-key' }))).toBe(
+    expect(refusal(() => resume({ key: 'tk_live_Abcdef0123456780', keyFrom: '--api-key' }))).toBe(
       `the journal ${a} was made under another API key than this run's (from --api-key); nothing was sent`,
     );
-    expect(refusal(() => resume({ url: 'https://staging.example.com' }))).toContain(
-      'made for the service at https://api.example.com (profile "default"), not https://staging.example.com',
+    expect(refusal(() => resume({ url: 'https://staging.example.com', urlFrom: '--base-url' }))).toContain(
+      'made for the service at https://api.example.com (from profile "default"), not https://staging.example.com (from --base-url)',
     );
     expect(() => resume({ key: undefined })).not.toThrow(); // a dry run with no key: nothing is sent, the URL alone is matched
     expect(() => resume({})).not.toThrow();
