@@ -79,7 +79,7 @@ export class BatchRecorder implements OutcomeSink {
     const rest = failed?.error ? '; nothing more is sent' : failed && reason.kind === 'damaged' ? '' : `; ${kept}`;
     // A stdout that cannot be written has had its one line from the Output already; the summary says the rest.
     if (reason.kind === 'stdout' && this.#o.io.stdoutError && this.#o.io.stdoutError.code !== 'EPIPE') return;
-    this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason)}${rest}`));
+    this.#o.stderr(this.#o.io.errColors.error(printable(`stopping: ${stopCause(reason)}${rest}`)));
   }
 
   before(row: Row): Outcome | undefined {

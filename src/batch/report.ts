@@ -159,7 +159,8 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
 }
 
 /** Where reading stopped: standard input or a file at a signal, or a file damaged midway (and what sends its rest). */
-function notReadLine({ line, dropped, file, damaged, why, later = [], rest }: NotRead, c: Palette, resume?: boolean): string {
+function notReadLine({ line, dropped, file: named, damaged, why, later = [], rest }: NotRead, c: Palette, resume?: boolean): string {
+  const file = named && printable(named);
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, 'byte')} after it was dropped)` : '';
   const send = (then: string) => (rest ? `${resume ? '; carry the batch on with' : then}: ${rest}` : '');
   const garbage = why?.startsWith('trailing garbage') && /are not (\w+)/.exec(why)![1]; // every row before them read (inputs22)

@@ -19,7 +19,7 @@ import {
   type Written,
 } from '../batch/files.js';
 import { stopCause } from '../batch/stop.js';
-import { githubAnnotation, shellQuote } from '../output/render.js';
+import { githubAnnotation, printable, shellQuote } from '../output/render.js';
 import { catalogFingerprint, fingerprintOf, type InputFingerprint, type Service } from '../batch/journal.js';
 import { FORMAT_TABLE, FORMATS } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
@@ -196,7 +196,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
     throw error;
   }
   if (written.journal?.resumed)
-    io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
+    io.stderr(io.errColors.dim(`resuming from ${printable(written.journal.path)}: rows it records as done are not sent again`));
   await send({ io, env, cwd, options, input, rows: reader.rows, client, pace, maxConcurrency, typed, signals, note, ...written });
 }
 
@@ -298,7 +298,7 @@ async function send(run: Run): Promise<void> {
       // unread rows are kept for a quarter second's reading; the rest (all, with a journal) the summary's command sends.
       const resumable = journal !== undefined && !journal.error; // a journal behind cannot carry the rest on
       input.stopReading(resumable ? 0 : KEPT_AFTER_STOP, KEPT_FOR_MS);
-      const kept = failed ? `; unsent rows go to ${failed.path}` : '';
+      const kept = failed ? `; unsent rows go to ${printable(failed.path)}` : '';
       const waiting = options.dryRun
         ? `interrupted (${signal}): checking stopped`
         : `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
@@ -362,7 +362,7 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
   if (hidden > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  … ${formatCount(hidden)} more not shown`));
   // A journal that could not be written is behind this run: carrying on from it would count rows
   // this run sent as of unknown outcome. The failed file is whole, so it is what to send next.
-  const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : undefined;
+  const journalBehind = journal?.error ? { path: printable(journal.path), why: errnoWords(journal.error) } : undefined;
   const [cut, rest] = [input.cut, (at: RestOf) => (options.dryRun ? undefined : restCommand(input, options, at, cwd))];
   const resume =
     !options.dryRun && journal !== undefined && !journalBehind && (counts.unsent > 0 || !!cut?.file || !!failed?.error) && !input.damaged;
@@ -374,8 +374,8 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
     elapsedMs: result.elapsedMs,
     dryRun: options.dryRun === true,
     signal,
-    halted: signal || !stopReason || stopReason.kind === 'signal' ? undefined : stopCause(stopReason),
-    failedFile: failed?.path,
+    halted: signal || !stopReason || stopReason.kind === 'signal' ? undefined : printable(stopCause(stopReason)),
+    failedFile: failed && printable(failed.path),
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: errnoWords(failed.error) } : undefined,
     next: resume
       ? { command: resumeCommand(input, { ...options, failed: failed?.path }), resume }
@@ -398,7 +398,7 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
   else if (!options.quiet) for (const line of lines) io.stdout(line);
   if (env.GITHUB_STEP_SUMMARY) {
     try {
-      fs.appendFileSync(env.GITHUB_STEP_SUMMARY, io.redact(stepSummary(name, summary)));
+      fs.appendFileSync(env.GITHUB_STEP_SUMMARY, io.redact(stepSummary(printable(name), summary)));
     } catch (error) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${(error as Error).message}`);
     }

@@ -10,7 +10,7 @@
  */
 import { Argument, type Command, type Option } from 'commander';
 import type { Output } from '../output/io.js';
-import { printable } from '../output/render.js';
+import { ansiQuote, printable } from '../output/render.js';
 import { configPath } from '../settings/paths.js';
 import { readConfig, SETTINGS } from '../settings/store.js';
 import { activeProfile } from '../settings/resolve.js';
@@ -195,8 +195,7 @@ export function runComplete(program: Command, words: string[], io: Output, env: 
     seen.add(c.value);
     return true;
   });
-  const bytes = (c: string) => (/[\\'!]/.test(c) || printable(c) !== c ? Buffer.from(c).toString('hex').replace(/../g, '\\x$&') : c);
-  const shown = (value: string) => (printable(value) === value ? value : `\t$'${[...value].map(bytes).join('')}'`); // a tab: taken as it is
+  const shown = (value: string) => (printable(value) === value ? value : `\t${ansiQuote(value)}`); // a tab: taken as it is
   const oneLine = (text: string) => printable(text.replace(CONTROLS, ' ').trim());
   const lines = offered.map((c) => (c.description ? `${shown(c.value)}\t${oneLine(c.description)}` : shown(c.value)));
   io.write(`${[...lines, answer.files ? ':files' : ':plain'].join('\n')}\n`);

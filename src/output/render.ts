@@ -205,10 +205,14 @@ export function githubAnnotation(message: string, title = 'trigger', { level = '
   return `::${level} ${properties.filter(Boolean).join(',')}::${data(message)}`;
 }
 
-/** A word for a POSIX shell: as it is when that is safe, else single-quoted. */
+/** bash's $'...' of text holding what printable() escapes: such characters, `\`, `'` and `!` as their UTF-8 bytes (\x1b), the rest as is. */
+export const ansiQuote = (text: string): string =>
+  `$'${[...text].map((c) => (/[\\'!]/.test(c) || printable(c) !== c ? Buffer.from(c).toString('hex').replace(/../g, '\\x$&') : c)).join('')}'`;
+
+/** A word for a shell: as it is when that is safe, else single-quoted; as $'...' when it holds a control or an invisible character. */
 export function shellQuote(text: string, { always = false } = {}): string {
   if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
-  return `'${text.replace(/'/g, `'\\''`)}'`;
+  return HAS_UNSEEN.test(text) ? ansiQuote(text) : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The request as a curl command; the key stays in $TRIGGER_API_KEY. */
