@@ -44838,7 +44838,7 @@ function finish(run2, recorder, result, signal, stderr) {
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most }
   };
-  const notAccepted = rowsNotAccepted(counts);
+  const notAccepted = options.dryRun ? counts.invalid : rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   if (run2.note && lines.some((line2) => line2.includes('"$TRIGGER_API_KEY"'))) lines.push(run2.note);
   if (options.json || options.quiet && (notAccepted > 0 || input2.damaged) || signal || io.stdoutError)

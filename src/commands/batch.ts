@@ -390,7 +390,7 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most },
   };
-  const notAccepted = rowsNotAccepted(counts);
+  const notAccepted = options.dryRun ? counts.invalid : rowsNotAccepted(counts); // a dry run checks rows: those an earlier run settled are not its
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   if (run.note && lines.some((line) => line.includes('"$TRIGGER_API_KEY"'))) lines.push(run.note);
   if (options.json || (options.quiet && (notAccepted > 0 || input.damaged)) || signal || io.stdoutError)
