@@ -37004,7 +37004,8 @@ function findSettings(options = {}) {
   const env2 = options.env ?? process.env;
   const configFile = configPath(env2);
   const config = options.config ?? readConfig(configFile);
-  const profile = selectedProfile(flags, env2, config);
+  const unset2 = options.requireKey === false && env2.TRIGGER_PROFILE === "" ? { ...env2, TRIGGER_PROFILE: void 0 } : env2;
+  const profile = selectedProfile(flags, unset2, config);
   const stored = getProfile(config, profile.name);
   const problems = [];
   const found2 = (setting, required, ...more) => {

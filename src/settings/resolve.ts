@@ -117,7 +117,9 @@ export function findSettings(options: ResolveOptions = {}) {
   const env = options.env ?? process.env;
   const configFile = configPath(env);
   const config = options.config ?? readConfig(configFile);
-  const profile = selectedProfile(flags, env, config);
+  // A dry run takes an empty TRIGGER_PROFILE as unset, as an empty key (a fork's pull request gets an empty `vars.PROFILE`; review26b).
+  const unset = options.requireKey === false && env.TRIGGER_PROFILE === '' ? { ...env, TRIGGER_PROFILE: undefined } : env;
+  const profile = selectedProfile(flags, unset, config);
   const stored = getProfile(config, profile.name);
   const problems: TriggerError[] = [];
   const found = (setting: Setting, required: boolean, ...more: Found[]): Found | undefined => {
