@@ -814,7 +814,7 @@ function serviceError(answer, context, info2) {
   const bytes = raw && /^[^\u0100-\uffff]*[\x80-\xff][^\u0100-\uffff]*$/.test(raw) ? Buffer.from(raw, "latin1") : void 0;
   const rawLocation = bytes && (0, import_node_buffer.isUtf8)(bytes) ? bytes.toString() : raw;
   const location = rawLocation === void 0 ? void 0 : excerpt2(rawLocation, 300);
-  const label = `${status2} ${statusText(status2)}`.trim();
+  const label = `${status2} ${statusText(status2)}`.trim().replace(/^\d+$/, "HTTP $&");
   const message = withoutLabel(serverMessage(json, text), label);
   const after = info2.attempts > 1 ? ` (after ${info2.attempts} attempts)` : "";
   const summary = status2 === 304 ? `the service answered ${label}, which is no redirect and no answer to an event: it was not recorded` : status2 >= 300 && status2 < 400 ? `the service redirected (${label}) to ${location ?? "no Location"}` : status2 >= 200 && status2 < 300 ? `the service answered ${label} but said "success": false` : status2 >= 500 && status2 !== 503 ? `no definitive answer: ${label}${after}` : status2 === 408 || status2 === 429 || status2 === 503 ? `not recorded: the service answered ${label}${after}` : `the service refused the event: ${label}${after}`;
@@ -824,7 +824,7 @@ function serviceError(answer, context, info2) {
   return new ServiceError(`${message ? `${summary}: ${message}` : summary}${answer.closed ? " (cut short)" : ""}`, details);
 }
 function withoutLabel(message, label) {
-  const rest = message?.replace(new RegExp(`^${label}(?:[\\s:,;.\u2013\u2014-]+|$)`), "");
+  const rest = message?.replace(new RegExp(`^${label.replace(/^HTTP /, "(?:HTTP )?")}(?:[\\s:,;.\u2013\u2014-]+|$)`), "");
   return rest === "" ? void 0 : rest;
 }
 function networkError(error2, timedOut, context, info2) {

@@ -77,7 +77,7 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
   const bytes = raw && /^[^\u0100-\uffff]*[\x80-\xff][^\u0100-\uffff]*$/.test(raw) ? Buffer.from(raw, 'latin1') : undefined;
   const rawLocation = bytes && isUtf8(bytes) ? bytes.toString() : raw;
   const location = rawLocation === undefined ? undefined : excerpt(rawLocation, 300); // server text: no controls
-  const label = `${status} ${statusText(status)}`.trim();
+  const label = `${status} ${statusText(status)}`.trim().replace(/^\d+$/, 'HTTP $&'); // `599: e599` read as no status (review26b F10)
   const message = withoutLabel(serverMessage(json, text), label);
   const after = info.attempts > 1 ? ` (after ${info.attempts} attempts)` : '';
   const summary =
@@ -100,7 +100,7 @@ export function serviceError(answer: Answer, context: RequestContext, info: Atte
 
 /** A page titled with the status the message already gives ("403 Forbidden: nginx"): said once. */
 function withoutLabel(message: string | undefined, label: string): string | undefined {
-  const rest = message?.replace(new RegExp(`^${label}(?:[\\s:,;.\u2013\u2014-]+|$)`), ''); // a label is digits and words
+  const rest = message?.replace(new RegExp(`^${label.replace(/^HTTP /, '(?:HTTP )?')}(?:[\\s:,;.\u2013\u2014-]+|$)`), ''); // a label is digits and words
   return rest === '' ? undefined : rest;
 }
 

@@ -121,6 +121,13 @@ describe('trigger fire, in-process: what scripts read', () => {
     expect(result.stderr).toContain('the service refused the event: 425 Too Early: e425');
   });
 
+  it('a status no list names reads as a status, `HTTP 599`, not `599: e599` (review26b F10)', async () => {
+    server.handle((_req, res) => json(res, 599, { error: 'e599' }));
+    expect((await fire(['t', 'u', '--retries', '0'])).stderr).toContain('error: no definitive answer: HTTP 599: e599 —');
+    server.handle((_req, res) => json(res, 499, { error: '499 client closed' })); // a message that repeats the status: said once
+    expect((await fire(['t', 'u'])).stderr).toContain('error: the service refused the event: HTTP 499: client closed —');
+  });
+
   it('a 504 from a gateway: exit 3, error.recorded "unknown", sent once', async () => {
     server.handle((_req, res) => json(res, 504, { message: 'upstream timed out' }));
     const result = await fire(['purchase', 'alice', '--json']);

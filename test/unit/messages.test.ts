@@ -58,7 +58,7 @@ describe('an answer that is not a success', () => {
       1,
     ],
     [410, '', 'the service refused the event: 410 Gone', 'the service did not accept the request as sent; it was not retried', 1],
-    [499, '', 'the service refused the event: 499', 'the service did not accept the request as sent; it was not retried', 1],
+    [499, '', 'the service refused the event: HTTP 499', 'the service did not accept the request as sent; it was not retried', 1],
     [200, { success: false, error: 'quota' }, 'the service answered 200 OK but said "success": false: quota', undefined, 1],
   ])('%i', (status, body, message, hint, exitCode) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -305,7 +305,7 @@ describe('an HTML page titled with the status', () => {
       '<html><head><title>403 Forbidden</title></head><body><h1>403 Forbidden</h1></body></html>',
       'the service refused the event: 403 Forbidden',
     ],
-    [499, '4990 clients', 'the service refused the event: 499: 4990 clients'],
+    [499, '4990 clients', 'the service refused the event: HTTP 499: 4990 clients'],
     [404, '404 Not Found, no such trigger', 'the service refused the event: 404 Not Found: no such trigger'],
   ])('%i %j is said once: %j', (status, text, message) => {
     expect(serviceError({ status, headers: {}, json: undefined, text }, context, info).message).toBe(message);
