@@ -37431,7 +37431,7 @@ function makeRow(line2, record, fields, options) {
   const row = { line: line2, record, triggerId, userId: fields.userId, value: given, event: void 0, invalid: void 0, unknownBefore };
   const cut = typeof fields.error === "string" ? CUT_ERROR.exec(fields.error) : null;
   if (cut) row.invalid = cut[1].includes("mend it") ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
-  else if (!triggerId) row.invalid = "no triggerId: add a triggerId column or field, or pass --trigger";
+  else if (!triggerId) row.invalid = `no triggerId: add a triggerId column or field, or pass --trigger${blank(options)}`;
   else if (!fields.userId) row.invalid = "empty userId";
   if (row.invalid !== void 0) return row;
   try {
@@ -37480,7 +37480,7 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
   }
   if (columns.user < 0) throw missing("userId", noUser);
   if (columns.trigger < 0 && !options.trigger)
-    throw missing("triggerId", "add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row");
+    throw missing("triggerId", `add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row${blank(options)}`);
   return columns;
 }
 function csvRow(fields, line2, header, columns, options) {
@@ -37629,7 +37629,7 @@ function readLineIds(stream, options) {
 function readRows(stream, format2, options) {
   return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
 }
-var Damaged, DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, describe2, invalidNdjson, READERS;
+var Damaged, DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, blank, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, describe2, invalidNdjson, READERS;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -37646,6 +37646,7 @@ var init_rows = __esm({
     UNKNOWN_ERROR = /^line \d+: outcome unknown\b/;
     CUT_ERROR = /^line \d+: (?:invalid, not sent: )?(the line is [\d,]+ bytes, over the 1 MiB limit.*)/;
     KEPT_ERROR = /^line \d+: (?:invalid, not sent: )?(a quoted field opens on this line and .*|.* \(as read: .*\))$/s;
+    blank = (options) => options.trigger === "" ? " (the --trigger given is empty)" : "";
     MAX_CHUNK_ROWS = 1024;
     QUOTE = 34;
     CsvRecords = class _CsvRecords {

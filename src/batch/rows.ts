@@ -92,6 +92,8 @@ const KEPT_ERROR = /^line \d+: (?:invalid, not sent: )?(a quoted field opens on 
 /** A row's fields as read, those its format has (its value as text: an NDJSON number as its digits are written). */
 type Fields = Partial<Pick<Row, 'triggerId' | 'userId' | 'value'>> & { error?: unknown };
 
+const blank = (options: ReadOptions) => (options.trigger === '' ? ' (the --trigger given is empty)' : ''); // `--trigger "$UNSET"`
+
 /** Validates one row's fields; never throws for bad data, it marks the row invalid instead. */
 export function makeRow(line: number, record: RowRecord, fields: Fields, options: ReadOptions): Row {
   const triggerId = fields.triggerId || options.trigger;
@@ -101,7 +103,7 @@ export function makeRow(line: number, record: RowRecord, fields: Fields, options
   const row: Row = { line, record, triggerId, userId: fields.userId, value: given, event: undefined, invalid: undefined, unknownBefore };
   const cut = typeof fields.error === 'string' ? CUT_ERROR.exec(fields.error) : null;
   if (cut) row.invalid = cut[1]!.includes('mend it') ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
-  else if (!triggerId) row.invalid = 'no triggerId: add a triggerId column or field, or pass --trigger';
+  else if (!triggerId) row.invalid = `no triggerId: add a triggerId column or field, or pass --trigger${blank(options)}`;
   else if (!fields.userId) row.invalid = 'empty userId';
   if (row.invalid !== undefined) return row;
   try {
@@ -176,7 +178,7 @@ export function findColumns(
   }
   if (columns.user < 0) throw missing('userId', noUser);
   if (columns.trigger < 0 && !options.trigger)
-    throw missing('triggerId', 'add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row');
+    throw missing('triggerId', `add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row${blank(options)}`);
   return columns;
 }
 

@@ -56,4 +56,18 @@ describe('trigger batch, in-process', () => {
     expect(result.stderr).toContain(message);
     expect(server.requests).toHaveLength(0);
   });
+
+  // fix26e noticed: with CSV or NDJSON rows, an empty --trigger (an unset variable) was told "or pass --trigger", which it was.
+  it('--trigger "" with CSV and NDJSON: the missing column and a row without a triggerId say --trigger was given empty', async () => {
+    const file = (name: string, text: string) => (fs.writeFileSync(path.join(sandbox.home, name), text), path.join(sandbox.home, name));
+    const header = await runCommand(['batch', file('users.csv', 'userId\na\n'), '--trigger', '', '--dry-run'], sandbox.env);
+    expect([header.code, header.stderr]).toEqual([2, expect.stringContaining('for every row (the --trigger given is empty)\n')]);
+    for (const input of [file('rows.csv', 'triggerId,userId\n,a\n'), file('rows.ndjson', '{"triggerId":"","userId":"a"}\n')]) {
+      const row = await runCommand(['batch', input, '--trigger', '', '--dry-run'], sandbox.env);
+      expect(row.code).toBe(1);
+      expect(row.stderr).toMatch(
+        /invalid, not sent: no triggerId: add a triggerId column or field, or pass --trigger \(the --trigger given is empty\)\n/,
+      );
+    }
+  });
 });
