@@ -5644,7 +5644,7 @@ var init_attempt = __esm({
         const ms = Math.round(monotonicMs() - this.#started);
         const error2 = this.#proxy ? asProxyError(cause, this.#proxy, this.#sent, this.#timedOut) ?? cause : cause;
         const [timedOut, interrupted, sent, status2] = [this.#timedOut, this.#interrupted, this.#sent, this.#status];
-        this.#finish({ kind: "failed", error: error2, timedOut, interrupted, sent, status: status2, ms });
+        this.#finish({ kind: "failed", error: error2, timedOut, interrupted, sent, status: status2, headers: this.#headers, ms });
       }
       /** The time limit passed without a whole answer. */
       expire() {
@@ -32555,7 +32555,8 @@ var init_client = __esm({
           }
           const { baseUrlSource } = this.#options;
           const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource, began: outcome.status };
-          const error2 = networkError(outcome.error, outcome.timedOut, connection, { ...info2, recorded: notRecorded ? "no" : "unknown" });
+          const [requestId2, recorded] = [requestIdOf(outcome.headers), notRecorded ? "no" : "unknown"];
+          const error2 = networkError(outcome.error, outcome.timedOut, connection, { ...info2, requestId: requestId2, recorded });
           if (canRetry && notRecorded && !isPermanent(outcome.error))
             return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
           throw error2;

@@ -20,6 +20,7 @@ export type AttemptOutcome = { ms: number } & (
       /** Whether the request was handed to a connection to be written (else the service cannot have it); the status that began an answer (0: none). */
       sent: boolean;
       status: number;
+      headers: AnswerHeaders; // of an answer that began (none: {})
     }
 );
 
@@ -180,7 +181,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     const ms = Math.round(monotonicMs() - this.#started);
     const error = this.#proxy ? (asProxyError(cause, this.#proxy, this.#sent, this.#timedOut) ?? cause) : cause;
     const [timedOut, interrupted, sent, status] = [this.#timedOut, this.#interrupted, this.#sent, this.#status];
-    this.#finish({ kind: 'failed', error, timedOut, interrupted, sent, status, ms });
+    this.#finish({ kind: 'failed', error, timedOut, interrupted, sent, status, headers: this.#headers, ms });
   }
 
   /** The time limit passed without a whole answer. */

@@ -190,7 +190,9 @@ export class TriggerClient {
       }
       const { baseUrlSource } = this.#options;
       const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource, began: outcome.status };
-      const error = networkError(outcome.error, outcome.timedOut, connection, { ...info, recorded: notRecorded ? 'no' : 'unknown' });
+      // An answer that began has its request id (a corrupt gzip 2xx, a body cut short): it is what such a row is checked by.
+      const [requestId, recorded] = [requestIdOf(outcome.headers), notRecorded ? ('no' as const) : ('unknown' as const)];
+      const error = networkError(outcome.error, outcome.timedOut, connection, { ...info, requestId, recorded });
       if (canRetry && notRecorded && !isPermanent(outcome.error))
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };
       throw error;

@@ -173,10 +173,12 @@ describe('compressed answers', () => {
 
   it('a corrupt gzip 2xx body is an unknown outcome; a corrupt 4xx body keeps its status', async () => {
     const garbage = Buffer.from('this is not gzip at all');
-    const error = await failureOf(fireAt((socket) => socket.write(rawAnswer('200 OK', { 'Content-Encoding': 'gzip' }, garbage))));
+    const headers = { 'Content-Encoding': 'gzip', 'X-Request-Id': 'req_gz' };
+    const error = await failureOf(fireAt((socket) => socket.write(rawAnswer('200 OK', headers, garbage))));
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).recorded).toBe('unknown');
     expect((error as NetworkError).message).toMatch(/its gzip-encoded body is corrupt/);
+    expect((error as NetworkError).requestId).toBe('req_gz'); // fix26e noticed: the failed attempt kept no headers
     await server?.close();
     const refused = await failureOf(fireAt((socket) => socket.write(rawAnswer('403 Forbidden', { 'Content-Encoding': 'gzip' }, garbage))));
     expect(refused).toBeInstanceOf(ServiceError);
