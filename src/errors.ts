@@ -126,16 +126,18 @@ export class ServiceError extends AttemptError {
   }
 }
 
-type NoAnswer = { code?: string | undefined; hint?: string | undefined; cause?: unknown; recorded: Recorded };
+type NoAnswer = { code?: string | undefined; hint?: string | undefined; cause?: unknown; recorded: Recorded; status?: number };
 
 /** No answer: the connection failed or the time limit passed (exit 3). */
 export class NetworkError extends AttemptError {
   /** The system or undici error code (ECONNREFUSED, UND_ERR_CONNECT_TIMEOUT, ...). */
   readonly code: string | undefined;
+  readonly status: number | undefined; // A 2xx whose body could not be read (fix26e noticed: --json said status null).
 
   constructor(kind: 'network' | 'timeout', message: string, details: NoAnswer & AttemptInfo) {
     super(kind, message, details, { hint: details.hint, cause: details.cause }); // a malformed 2xx has its request id: it is checked by it
     this.code = details.code;
+    this.status = details.status;
   }
 }
 

@@ -140,9 +140,12 @@ var init_errors = __esm({
     NetworkError = class extends AttemptError {
       /** The system or undici error code (ECONNREFUSED, UND_ERR_CONNECT_TIMEOUT, ...). */
       code;
+      status;
+      // A 2xx whose body could not be read (fix26e noticed: --json said status null).
       constructor(kind2, message, details) {
         super(kind2, message, details, { hint: details.hint, cause: details.cause });
         this.code = details.code;
+        this.status = details.status;
       }
     };
     InterruptedError = class extends AttemptError {
@@ -844,7 +847,7 @@ function networkError(error2, timedOut, context, info2) {
   let reason2 = isTlsAlert(error2) ? "it answered with a TLS alert: the server there speaks https" : describeNetworkError(code, error2?.message ?? String(error2));
   if (reason2 === CLOSED && began) reason2 = `connection closed by the other side in the middle of its answer${began}`;
   const failed = notMade ? "cannot reach" : "no whole answer came from";
-  if (code === "ERR_BODY_DECODE") return unreadable(context.where, `${reason2}${tries}`, info2, error2);
+  if (code === "ERR_BODY_DECODE") return unreadable(context.where, `${reason2}${tries}`, { ...info2, status: context.began ?? 0 }, error2);
   const hint = networkHint(error2, code, context, notMade);
   return new NetworkError("network", `${failed} ${context.where}: ${reason2}${tries}`, { ...info2, code, hint, cause: error2 });
 }
@@ -5112,7 +5115,7 @@ function failureJson(error2, mask, event = error2.event ?? {}, lead = {}, option
   return toJson({
     ...lead,
     ok: false,
-    status: error2 instanceof ServiceError ? error2.status : null,
+    status: error2 instanceof ServiceError || error2 instanceof NetworkError ? error2.status ?? null : null,
     triggerId: event.triggerId,
     userId: event.userId,
     value: rawJson(event.value),
@@ -32569,7 +32572,7 @@ var init_client = __esm({
         const saysFailure = typeof json === "object" && json !== null && json.success === false;
         if (status2 >= 200 && status2 < 300 && json === void 0 && /^\s*\{/.test(text)) {
           const why = `its JSON body ${truncated ? "is over 1 MiB, read only to there" : "does not parse"}`;
-          throw unreadable(this.baseUrl.origin, why, { ...info2, requestId, recorded: "unknown" });
+          throw unreadable(this.baseUrl.origin, why, { ...info2, requestId, status: status2, recorded: "unknown" });
         }
         if (status2 >= 200 && status2 < 300 && !saysFailure) {
           const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);

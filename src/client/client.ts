@@ -207,7 +207,7 @@ export class TriggerClient {
     // A 2xx whose JSON object does not parse (cut at 1 MiB, or mangled) may say "success": false: malformed, unknown (audit26 #2).
     if (status >= 200 && status < 300 && json === undefined && /^\s*\{/.test(text)) {
       const why = `its JSON body ${truncated ? 'is over 1 MiB, read only to there' : 'does not parse'}`;
-      throw unreadable(this.baseUrl.origin, why, { ...info, requestId, recorded: 'unknown' });
+      throw unreadable(this.baseUrl.origin, why, { ...info, requestId, status, recorded: 'unknown' });
     }
     if (status >= 200 && status < 300 && !saysFailure) {
       // The usual answer holds no key; anything else is masked here, so a library caller never sees the server's echo of the key either.

@@ -137,13 +137,13 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
     : describeNetworkError(code, (error as Error)?.message ?? String(error));
   if (reason === CLOSED && began) reason = `connection closed by the other side in the middle of its answer${began}`;
   const failed = notMade ? 'cannot reach' : 'no whole answer came from'; // sent, it was reached: a body cut short, a bad header (audit23)
-  if (code === 'ERR_BODY_DECODE') return unreadable(context.where, `${reason}${tries}`, info, error);
+  if (code === 'ERR_BODY_DECODE') return unreadable(context.where, `${reason}${tries}`, { ...info, status: context.began ?? 0 }, error);
   const hint = networkHint(error, code, context, notMade);
   return new NetworkError('network', `${failed} ${context.where}: ${reason}${tries}`, { ...info, code, hint, cause: error });
 }
 
 /** A 2xx whose body cannot be read whole (undecodable, or a JSON object that does not parse): a malformed answer, outcome unknown. */
-export function unreadable(where: string, reason: string, info: FailureInfo, cause?: unknown): NetworkError {
+export function unreadable(where: string, reason: string, info: FailureInfo & { status: number }, cause?: unknown): NetworkError {
   const hint = `the outcome is unknown: the service answered, but whether its body says "success": false cannot be read, so the event may or may not have been recorded; it was not retried`;
   const details = { ...info, code: 'ERR_BODY_DECODE', hint, cause };
   return new NetworkError('network', `the answer from ${where} could not be read: ${reason}`, details);

@@ -144,7 +144,7 @@ export function failureJson(
   return toJson({
     ...lead,
     ok: false,
-    status: error instanceof ServiceError ? error.status : null,
+    status: error instanceof ServiceError || error instanceof NetworkError ? (error.status ?? null) : null,
     triggerId: event.triggerId,
     userId: event.userId,
     value: rawJson(event.value),

@@ -159,6 +159,7 @@ describe('compressed answers', () => {
     expect((error as NetworkError).exitCode).toBe(3);
     expect((error as NetworkError).recorded).toBe('unknown');
     expect((error as NetworkError).requestId).toBe('req_malformed'); // the row is checked with the service by it (fix26d noticed)
+    expect((error as NetworkError).status).toBe(200); // fix26e noticed: fire --json said status null
     expect((error as NetworkError).message).toMatch(/could not be read: its JSON body (does not parse|is over 1 MiB, read only to there)$/);
   });
 
@@ -179,6 +180,7 @@ describe('compressed answers', () => {
     expect((error as NetworkError).recorded).toBe('unknown');
     expect((error as NetworkError).message).toMatch(/its gzip-encoded body is corrupt/);
     expect((error as NetworkError).requestId).toBe('req_gz'); // fix26e noticed: the failed attempt kept no headers
+    expect((error as NetworkError).status).toBe(200);
     await server?.close();
     const refused = await failureOf(fireAt((socket) => socket.write(rawAnswer('403 Forbidden', { 'Content-Encoding': 'gzip' }, garbage))));
     expect(refused).toBeInstanceOf(ServiceError);

@@ -121,6 +121,16 @@ describe('trigger fire, in-process: what scripts read', () => {
     expect(result.stderr).toContain('the service refused the event: 425 Too Early: e425');
   });
 
+  it('--json of a malformed 2xx gives its status and request id (fix26e noticed: status null)', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_cut' });
+      res.end('{"success":false');
+    });
+    const result = await fire(['t', 'u', '--json']);
+    expect(result.code).toBe(3);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, status: 200, requestId: 'req_cut', error: { recorded: 'unknown' } });
+  });
+
   it('a status no list names reads as a status, `HTTP 599`, not `599: e599` (review26b F10)', async () => {
     server.handle((_req, res) => json(res, 599, { error: 'e599' }));
     expect((await fire(['t', 'u', '--retries', '0'])).stderr).toContain('error: no definitive answer: HTTP 599: e599 —');
