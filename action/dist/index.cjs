@@ -5245,7 +5245,11 @@ var init_atomic_write = __esm({
 
 // src/settings/paths.ts
 function configDir(env2 = process.env, platform = process.platform) {
-  if (env2.TRIGGER_CONFIG_DIR) return import_node_path2.default.resolve(env2.TRIGGER_CONFIG_DIR);
+  const given = env2.TRIGGER_CONFIG_DIR;
+  const hint = given?.startsWith("~") ? "a quoted ~ is not your home folder: write $HOME instead" : 'e.g. TRIGGER_CONFIG_DIR="$PWD/cfg"';
+  if (given && !import_node_path2.default.isAbsolute(given))
+    throw new ConfigError(`TRIGGER_CONFIG_DIR must be an absolute path, not ${given}; nothing was read or stored`, { hint });
+  if (given) return import_node_path2.default.resolve(given);
   const home = homeDir(env2);
   if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
   if (platform === "win32") return import_node_path2.default.join(env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming"), "trigger", "Config");
@@ -5261,6 +5265,7 @@ var init_paths = __esm({
     "use strict";
     import_node_os2 = __toESM(require("node:os"), 1);
     import_node_path2 = __toESM(require("node:path"), 1);
+    init_errors();
     init_try_or();
     homeDir = (env2 = process.env) => [env2.HOME, tryOr(() => import_node_os2.default.userInfo().homedir)].find((home) => home && import_node_path2.default.isAbsolute(home)) ?? import_node_path2.default.parse(process.cwd()).root;
   }

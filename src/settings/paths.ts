@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { ConfigError } from '../errors.js';
 import { tryOr } from '../try-or.js';
 
 /**
@@ -9,9 +10,16 @@ import { tryOr } from '../try-or.js';
 export const homeDir = (env: NodeJS.ProcessEnv = process.env): string =>
   [env.HOME, tryOr(() => os.userInfo().homedir)].find((home) => home && path.isAbsolute(home)) ?? path.parse(process.cwd()).root;
 
-/** config.json's folder: TRIGGER_CONFIG_DIR, else the platform's user config folder (as conf/env-paths, without "-nodejs"). */
+/**
+ * config.json's folder: TRIGGER_CONFIG_DIR, else the platform's user config folder (as conf/env-paths, without "-nodejs"). A relative
+ * TRIGGER_CONFIG_DIR, the user's own, is refused: a quoted `'~/cfg'` put the key in a folder `~` where the command ran (audit26 #8).
+ */
 export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (env.TRIGGER_CONFIG_DIR) return path.resolve(env.TRIGGER_CONFIG_DIR);
+  const given = env.TRIGGER_CONFIG_DIR;
+  const hint = given?.startsWith('~') ? 'a quoted ~ is not your home folder: write $HOME instead' : 'e.g. TRIGGER_CONFIG_DIR="$PWD/cfg"';
+  if (given && !path.isAbsolute(given))
+    throw new ConfigError(`TRIGGER_CONFIG_DIR must be an absolute path, not ${given}; nothing was read or stored`, { hint });
+  if (given) return path.resolve(given);
   const home = homeDir(env);
   if (platform === 'darwin') return path.join(home, 'Library', 'Preferences', 'trigger');
   if (platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'trigger', 'Config');

@@ -70,6 +70,24 @@ describe('trigger config, in-process', () => {
     }
   });
 
+  it("a relative TRIGGER_CONFIG_DIR (a quoted '~/cfg') is refused, exit 2, and nothing is made in the current folder (audit26 #8)", async () => {
+    const made = path.join(process.cwd(), '~'); // in-process, a relative folder is this test process's current folder
+    const before = fs.existsSync(made);
+    try {
+      for (const args of [['config', 'set-key', TEST_KEY, '--insecure-storage'], ['status'], ['fire', 't', 'u', '--dry-run']]) {
+        const result = await cli(args, { ...sandbox.env, TRIGGER_CONFIG_DIR: '~/cfg' });
+        const refused = 'error: TRIGGER_CONFIG_DIR must be an absolute path, not ~/cfg; nothing was read or stored';
+        expect([result.code, result.stderr.split('\n')[0]]).toEqual([
+          2,
+          `${refused} — a quoted ~ is not your home folder: write $HOME instead`,
+        ]);
+      }
+      expect(fs.existsSync(made)).toBe(before); // was: ~/cfg/config.json there, holding the key
+    } finally {
+      if (!before) fs.rmSync(made, { recursive: true, force: true });
+    }
+  });
+
   it('status reads the environment given, and says where each value came from', async () => {
     const result = await cli(['status', '--json'], {
       ...sandbox.env,

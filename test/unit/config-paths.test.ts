@@ -33,3 +33,18 @@ it('a relative HOME is an unset one, and a user with no home at all gets the roo
   expect(configDir({ HOME: 'relhome' }, 'linux')).toBe(path.join(os.userInfo().homedir, '.config', 'trigger'));
   expect(homeDir({ HOME: '/home/someone' })).toBe('/home/someone');
 });
+
+it('a relative TRIGGER_CONFIG_DIR is refused, naming it, not taken from the current folder (audit26 #8)', () => {
+  // Was: `cfg` under the folder the command ran in, and a quoted `~/cfg` a folder named `~` there, where `git add .` takes the key.
+  expect(() => configDir({ TRIGGER_CONFIG_DIR: 'cfg' }, 'linux')).toThrow(
+    expect.objectContaining({
+      kind: 'config',
+      exitCode: 2,
+      message: 'TRIGGER_CONFIG_DIR must be an absolute path, not cfg; nothing was read or stored',
+    }),
+  );
+  expect(() => configPath({ TRIGGER_CONFIG_DIR: '~/cfg' }, 'linux')).toThrow(
+    expect.objectContaining({ hint: 'a quoted ~ is not your home folder: write $HOME instead' }),
+  );
+  expect(configDir({ TRIGGER_CONFIG_DIR: '/x/cfg/' }, 'linux')).toBe('/x/cfg');
+});
