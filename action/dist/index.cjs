@@ -36252,7 +36252,7 @@ function readConfig(file) {
     const stat = import_node_fs5.default.fstatSync(fd);
     const odd = stat.isFile() || stat.isDirectory() ? stat.size > 1 << 20 && "larger than 1 MiB" : "not a regular file";
     if (odd) throw new ConfigError(`config file ${file} is ${odd}; it was not read`, { hint: ELSEWHERE });
-    text = import_node_fs5.default.readFileSync(fd, "utf8");
+    text = import_node_fs5.default.readFileSync(fd, "utf8").replace(/^\uFEFF/, "");
   } catch (error2) {
     if (error2 instanceof ConfigError) throw error2;
     if (error2.code === "ENOENT") return {};

@@ -81,7 +81,7 @@ export function readConfig(file: string): ConfigData {
     const stat = fs.fstatSync(fd); // a folder is read, and refused in words, as before
     const odd = stat.isFile() || stat.isDirectory() ? stat.size > 1 << 20 && 'larger than 1 MiB' : 'not a regular file';
     if (odd) throw new ConfigError(`config file ${file} is ${odd}; it was not read`, { hint: ELSEWHERE });
-    text = fs.readFileSync(fd, 'utf8');
+    text = fs.readFileSync(fd, 'utf8').replace(/^\uFEFF/, ''); // a BOM, as an editor on Windows saves it (fix26c noticed)
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};

@@ -88,6 +88,16 @@ describe('trigger config, in-process', () => {
     }
   });
 
+  it('a config file that starts with a UTF-8 BOM (as an editor on Windows saves it) is read (fix26c noticed: refused as not JSON)', async () => {
+    const file = path.join(sandbox.env.TRIGGER_CONFIG_DIR!, 'config.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const profile = { apiKey: TEST_KEY, baseUrl: 'https://api.example.com' };
+    fs.writeFileSync(file, `\ufeff${JSON.stringify({ profiles: { default: profile } })}\n`, { mode: 0o600 });
+    const result = await cli(['status', '--json']);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(JSON.parse(result.stdout)).toMatchObject({ apiKey: { masked: '••••z789', source: 'profile' }, baseUrl: { source: 'profile' } });
+  });
+
   it('status reads the environment given, and says where each value came from', async () => {
     const result = await cli(['status', '--json'], {
       ...sandbox.env,
