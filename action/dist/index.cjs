@@ -37022,6 +37022,10 @@ function findSettings(options = {}) {
     const [given, fix] = flags[setting.field] === void 0 ? [setting.env, `unset ${setting.env}`] : [setting.flag, `leave ${setting.flag} out`];
     const empty2 = `${given} is empty: give the ${setting.words}, or ${fix}; nothing was sent`;
     if (required && (flags[setting.field] ?? env2[setting.env]) === "") return void problems.push(new UsageError(empty2));
+    const odd = value !== void 0 && typeof value !== "string" && !(flags[setting.field] ?? env2[setting.env]);
+    const hint = `set it again with: trigger config ${setting.set}${profile.name === "default" ? "" : ` --profile ${profile.name}`}`;
+    const says = `config file ${configFile}: the ${setting.field} of profile "${profile.name}" is a ${typeof value}, not text; it was left untouched`;
+    if (odd) return void problems.push(new ConfigError(says, { hint }));
     const sources = [
       [flags[setting.field] ?? "", "flag", setting.flag],
       [env2[setting.env] ?? "", "env", setting.env],

@@ -98,6 +98,22 @@ describe('trigger config, in-process', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ apiKey: { masked: '••••z789', source: 'profile' }, baseUrl: { source: 'profile' } });
   });
 
+  it('a hand-edited "apiKey": 12345 is refused in one line naming the file, not passed over as "no API key is set" (fix26c noticed)', async () => {
+    const file = path.join(sandbox.env.TRIGGER_CONFIG_DIR!, 'config.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, JSON.stringify({ profiles: { staging: { apiKey: 12345, baseUrl: 'https://api.example.com' } } }), {
+      mode: 0o600,
+    });
+    const result = await cli(['fire', 't', 'u', '--profile', 'staging']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: config file ${file}: the apiKey of profile "staging" is a number, not text; it was left untouched — set it again with: trigger config set-key --profile staging\n`,
+    );
+    // A key from the environment is the one in effect: the stored one is not read, so nothing stops.
+    const fromEnv = await cli(['fire', 't', 'u', '--profile', 'staging', '--dry-run'], { ...sandbox.env, TRIGGER_API_KEY: TEST_KEY });
+    expect(fromEnv.code).toBe(0);
+  });
+
   it('status reads the environment given, and says where each value came from', async () => {
     const result = await cli(['status', '--json'], {
       ...sandbox.env,
