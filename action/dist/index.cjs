@@ -5160,7 +5160,7 @@ function githubAnnotation(message, title = "trigger", { level = "error", file, l
 }
 function shellQuote(text, { always = false } = {}) {
   if (!always && /^[\w@%+=:,./-]+$/.test(text)) return text;
-  return `'${text.replace(/'/g, `'\\''`)}'`;
+  return HAS_UNSEEN.test(text) ? ansiQuote(text) : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 function curlCommand(url, body, headers) {
   const lines = Object.entries(headers).map(([name, value]) => {
@@ -5173,7 +5173,7 @@ function curlCommand(url, body, headers) {
     `  --data-raw ${shellQuote(body, { always: true })}`
   ].join(" \\\n");
 }
-var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES2, shownId, shownMessage, RAW, rawJson, serverJson, serverText;
+var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES2, shownId, shownMessage, RAW, rawJson, serverJson, serverText, ansiQuote;
 var init_render = __esm({
   "src/output/render.ts"() {
     "use strict";
@@ -5187,6 +5187,7 @@ var init_render = __esm({
     rawJson = (text) => text === void 0 ? null : { [RAW]: text };
     serverJson = (value, mask) => ({ [RAW]: mask.serverJson(JSON.stringify(value ?? null)) });
     serverText = (text, mask) => text === void 0 ? void 0 : mask.server(text);
+    ansiQuote = (text) => `$'${[...text].map((c) => /[\\'!]/.test(c) || printable(c) !== c ? Buffer.from(c).toString("hex").replace(/../g, "\\x$&") : c).join("")}'`;
   }
 });
 
@@ -38030,7 +38031,8 @@ function summaryLines(s, c) {
   if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines, ...keptLines(s, c)];
 }
-function notReadLine({ line: line2, dropped, file, damaged: damaged2, why, later = [], rest }, c, resume) {
+function notReadLine({ line: line2, dropped, file: named, damaged: damaged2, why, later = [], rest }, c, resume) {
+  const file = named && printable(named);
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
   const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
   const garbage = why?.startsWith("trailing garbage") && /are not (\w+)/.exec(why)[1];
@@ -43255,7 +43257,7 @@ var init_recorder = __esm({
         const kept = failed ? `rows not yet sent are kept in ${failed.path}` : "the rows read are still checked";
         const rest = failed?.error ? "; nothing more is sent" : failed && reason2.kind === "damaged" ? "" : `; ${kept}`;
         if (reason2.kind === "stdout" && this.#o.io.stdoutError && this.#o.io.stdoutError.code !== "EPIPE") return;
-        this.#o.stderr(this.#o.io.errColors.error(`stopping: ${stopCause(reason2)}${rest}`));
+        this.#o.stderr(this.#o.io.errColors.error(printable(`stopping: ${stopCause(reason2)}${rest}`)));
       }
       before(row) {
         const prior = this.#o.journal?.prior(row.at ?? row.line);
@@ -44713,7 +44715,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
     throw error2;
   }
   if (written.journal?.resumed)
-    io.stderr(io.errColors.dim(`resuming from ${written.journal.path}: rows it records as done are not sent again`));
+    io.stderr(io.errColors.dim(`resuming from ${printable(written.journal.path)}: rows it records as done are not sent again`));
   await send({ io, env: env2, cwd, options, input: input2, rows: reader.rows, client, pace, maxConcurrency, typed: typed2, signals: signals2, note, ...written });
 }
 function stopSignals() {
@@ -44787,7 +44789,7 @@ async function send(run2) {
       stop.abort({ kind: "signal", signal });
       const resumable = journal !== void 0 && !journal.error;
       input2.stopReading(resumable ? 0 : KEPT_AFTER_STOP, KEPT_FOR_MS);
-      const kept = failed ? `; unsent rows go to ${failed.path}` : "";
+      const kept = failed ? `; unsent rows go to ${printable(failed.path)}` : "";
       const waiting = options.dryRun ? `interrupted (${signal}): checking stopped` : `interrupted (${signal}): sending stopped, waiting for ${runner.sending} requests in flight${kept} (a second signal cancels them)`;
       stderr(io.errColors.warn(waiting));
     } else {
@@ -44835,7 +44837,7 @@ function finish(run2, recorder, result, signal, stderr) {
   const name = input2.sources.join(" ");
   const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
-  const journalBehind = journal?.error ? { path: journal.path, why: errnoWords(journal.error) } : void 0;
+  const journalBehind = journal?.error ? { path: printable(journal.path), why: errnoWords(journal.error) } : void 0;
   const [cut, rest] = [input2.cut, (at) => options.dryRun ? void 0 : restCommand(input2, options, at, cwd)];
   const resume = !options.dryRun && journal !== void 0 && !journalBehind && (counts.unsent > 0 || !!cut?.file || !!failed?.error) && !input2.damaged;
   const stopReason = recorder.stopReason;
@@ -44845,8 +44847,8 @@ function finish(run2, recorder, result, signal, stderr) {
     elapsedMs: result.elapsedMs,
     dryRun: options.dryRun === true,
     signal,
-    halted: signal || !stopReason || stopReason.kind === "signal" ? void 0 : stopCause(stopReason),
-    failedFile: failed?.path,
+    halted: signal || !stopReason || stopReason.kind === "signal" ? void 0 : printable(stopCause(stopReason)),
+    failedFile: failed && printable(failed.path),
     notKept: failed?.error ? { rows: failed.notKept, kept: failed.rows, why: errnoWords(failed.error) } : void 0,
     next: resume ? { command: resumeCommand(input2, { ...options, failed: failed?.path }), resume } : failed && !failed.inPlace ? { command: replayCommand(failed.path, input2.format, options.trigger, replayNames(failed.path), options.where), resume } : void 0,
     notReadAfter: cut?.file ? { ...cut, rest: resume ? resumeCommand(input2, { ...options, failed: failed?.path }) : rest(cut) } : cut ? { line: result.lastLine, dropped: cut.dropped } : input2.damaged && { ...input2.damaged, dropped: 0, damaged: true, rest: rest(input2.damaged) },
@@ -44861,7 +44863,7 @@ function finish(run2, recorder, result, signal, stderr) {
   else if (!options.quiet) for (const line2 of lines) io.stdout(line2);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
-      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(name, summary)));
+      import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(printable(name), summary)));
     } catch (error2) {
       io.stderr(`warning: cannot append to GITHUB_STEP_SUMMARY: ${error2.message}`);
     }
@@ -46102,8 +46104,7 @@ function runComplete(program2, words, io, env2, cwd) {
     seen.add(c.value);
     return true;
   });
-  const bytes = (c) => /[\\'!]/.test(c) || printable(c) !== c ? Buffer.from(c).toString("hex").replace(/../g, "\\x$&") : c;
-  const shown3 = (value) => printable(value) === value ? value : `	$'${[...value].map(bytes).join("")}'`;
+  const shown3 = (value) => printable(value) === value ? value : `	${ansiQuote(value)}`;
   const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
   const lines = offered.map((c) => c.description ? `${shown3(c.value)}	${oneLine(c.description)}` : shown3(c.value));
   io.write(`${[...lines, answer.files ? ":files" : ":plain"].join("\n")}
