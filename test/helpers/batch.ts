@@ -4,8 +4,10 @@
  */
 import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { expect } from 'vitest';
+import type { Sandbox } from './cli.js';
 import { json, startServer, type TestServer } from './server.js';
 
 /** The rows of a CSV failed file's text (triggerId,userId,...,error): each user id with its error. */
@@ -155,3 +157,22 @@ export function halfGzip(file: string): Buffer {
 
 /** The check a printed rest command holds its file to (`--after-line <n>:<check>`: input.ts rowsSum). */
 export const checkOf = (output: string) => /--after-line \d+:([0-9a-f]{8})/.exec(output)?.[1] ?? 'none';
+
+/**
+ * The environment for a spawned batch whose wall clock (Date.now, which input.ts's stop reads by) a preload sets from its first
+ * SIGTERM on. After the first signal a file's rows are kept for 100,000 rows or 250 ms of reading, whichever comes first, so on
+ * the real clock a rest command is printed only for a file of over 100,000 rows, and how many are kept depends on the machine.
+ * 'over': each call is an hour on, so the 250 ms are over by the next chunk (1,024 rows) read: a file a few chunks long is cut,
+ * on any machine. 'held': the clock stands still, so the 100,000 rows are what end the read.
+ */
+export function signalClock(box: Sandbox, mode: 'over' | 'held'): NodeJS.ProcessEnv {
+  const preload = path.join(box.home, `clock-${mode}.cjs`);
+  fs.writeFileSync(
+    preload,
+    `const now = Date.now;
+let at;
+process.on('SIGTERM', () => (at ??= now()));
+Date.now = () => (at === undefined ? now() : ${mode === 'over' ? '(at += 3_600_000)' : 'at'});`,
+  );
+  return { ...box.env, NODE_OPTIONS: `--require ${preload}` };
+}
