@@ -5,25 +5,26 @@ import { defineConfig } from 'vitest/config';
 const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.test.ts', 'test/commands/batch-shard-pace.test.ts'];
 
 /**
- * The spawned files that take longest (seconds each, mean of Node 20, 22 and 24 in one quiet .ci/run
- * on a 2-core machine, 2026-11-27). They start first: vitest orders files by the durations of
- * the last run on this machine and, on a fresh clone (CI) that has none, by size, which started a 23 s
- * file near the end and left one worker idle while it ran (a suite of 123-129 s on a fresh clone
- * against 113 s with durations known). A file missing here runs after these, ordered as vitest orders
- * it; a stale entry costs nothing but its place.
+ * The files that take longest (seconds each: the mean of Node 20, 22 and 24 in the quiet .ci/run of ae48731 on a 2-core
+ * machine, 2026-11-29; the signal files as cut down since, alone at a load of 14-16). They start first: vitest orders files
+ * by the durations of the last run on this machine and, on a fresh clone (CI) that has none, by size, which started a 23 s
+ * file near the end and left one worker idle while it ran (a suite of 123-129 s on a fresh clone against 113 s with
+ * durations known). A file missing here runs after these, ordered as vitest orders it; a stale entry costs nothing but its
+ * place.
  */
 const LONGEST_FIRST = [
-  'test/e2e/shard-rota.test.ts', // 20 (two shards at 20/s: waiting, little CPU)
-  'test/e2e/batch-once.test.ts', // 20.3
-  'test/e2e/code-cache.test.ts', // 18.6
-  'test/e2e/package.test.ts', // 16.0
-  'test/e2e/completion.test.ts', // 13.6
-  'test/e2e/action-settings.test.ts', // 12.7
-  'test/e2e/batch-durability.test.ts', // 10.0
-  'test/e2e/batch.test.ts', // 9.3
-  'test/e2e/action.test.ts', // 9.1
-  'test/e2e/terminal.test.ts', // 8.9
-  'test/e2e/keychain.test.ts', // 8.8
+  'test/e2e/shard-rota.test.ts', // 20.3 (two shards at 20/s: waiting, little CPU)
+  'test/e2e/batch-signal-big.test.ts', // 62.2 before its rows were cut; 20-22 since
+  'test/e2e/batch-journal-slow-hash.test.ts', // 14.6 (reads held by a preload: waiting)
+  'test/e2e/batch-signal-from.test.ts', // 42.1 before; 8.3 since
+  'test/e2e/batch-signal-audit.test.ts', // 28.7 before; 8.3 since
+  'test/in-process/batch-pace.test.ts', // 6.6
+  'test/e2e/batch-once.test.ts', // 5.7
+  'test/in-process/wire-cut-short-words.test.ts', // 4.7
+  'test/e2e/code-cache.test.ts', // 4.6
+  'test/e2e/package.test.ts', // 4.3
+  'test/e2e/batch-journal-link.test.ts', // 4.3
+  'test/e2e/action.test.ts', // 4.2
 ];
 
 class LongestFirst extends BaseSequencer {
