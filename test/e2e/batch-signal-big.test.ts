@@ -48,7 +48,7 @@ async function stoppedRun(args: string[], clock: 'over' | 'held') {
 
 describe('the first signal on a big file', () => {
   it('keeps 100,000 more rows at most (its clock held, so the 250 ms never end the read first); the printed command sends the rest, once, run twice', async () => {
-    const rows = 102_000; // more than the first chunk and 100,000 rows after it
+    const rows = 104_000; // the first chunks, the 100,000 rows after the signal and a chunk, and rows after them (a stall of seconds)
     const input = at('big.csv');
     fs.writeFileSync(input, csvRows(rows));
     const result = await stoppedRun(['batch', input, '--concurrency', '4', '--failed', at('kept.csv')], 'held');
