@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { errnoWords } from './errno.js';
 import { ConfigError, UsageError, type TriggerError } from './errors.js';
-import { homeDir } from './settings/paths.js';
+import { xdgDir } from './settings/paths.js';
 import { tryOr } from './try-or.js';
 
 /** A process as a lock records it. */
@@ -263,7 +263,7 @@ const inodeLock = (file: string) => {
   if (!stat) return undefined;
   // This user's own folder (0700), not the temporary one, where another user could plant a link at the lock's name (a batch then wrote
   // over the file it named), hold every batch off, or leave a lock nobody else may remove; nor did two TMPDIRs see each other (review24).
-  const folder = path.join(process.env.XDG_CACHE_HOME || path.join(homeDir(), '.cache'), 'trigger', 'locks');
+  const folder = path.join(xdgDir(process.env, 'XDG_CACHE_HOME', '.cache'), 'trigger', 'locks');
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   const own = fs.lstatSync(folder);
   if (!own.isDirectory() || own.uid !== process.getuid?.() || (own.mode & 0o077) !== 0)

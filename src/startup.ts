@@ -9,7 +9,7 @@ import nodeModule from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import { makeFolders, writeFileAtomic } from './atomic-write.js';
-import { configDir, homeDir } from './settings/paths.js';
+import { configDir, homeDir, xdgDir } from './settings/paths.js';
 import { tryOr } from './try-or.js';
 import { VERSION } from './version.js';
 import type * as CliModule from './cli.js';
@@ -48,8 +48,7 @@ function guardInspector(): void {
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(homeDir(env), 'AppData', 'Local'), 'trigger', 'Cache');
   if (process.platform === 'darwin') return path.join(homeDir(env), 'Library', 'Caches', 'trigger');
-  const xdg = env.XDG_CACHE_HOME;
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(homeDir(env), '.cache'), 'trigger');
+  return path.join(xdgDir(env, 'XDG_CACHE_HOME', '.cache'), 'trigger');
 }
 
 /**

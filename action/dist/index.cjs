@@ -5254,13 +5254,12 @@ function configDir(env2 = process.env, platform = process.platform) {
   const home = homeDir(env2);
   if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
   if (platform === "win32") return import_node_path2.default.join(env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming"), "trigger", "Config");
-  const xdg = env2.XDG_CONFIG_HOME;
-  return import_node_path2.default.join(xdg && import_node_path2.default.isAbsolute(xdg) ? xdg : import_node_path2.default.join(home, ".config"), "trigger");
+  return import_node_path2.default.join(xdgDir(env2, "XDG_CONFIG_HOME", ".config"), "trigger");
 }
 function configPath(env2 = process.env, platform = process.platform) {
   return import_node_path2.default.join(configDir(env2, platform), "config.json");
 }
-var import_node_os2, import_node_path2, homeDir;
+var import_node_os2, import_node_path2, homeDir, xdgDir;
 var init_paths = __esm({
   "src/settings/paths.ts"() {
     "use strict";
@@ -5269,6 +5268,7 @@ var init_paths = __esm({
     init_errors();
     init_try_or();
     homeDir = (env2 = process.env) => [env2.HOME, tryOr(() => import_node_os2.default.userInfo().homedir)].find((home) => home && import_node_path2.default.isAbsolute(home)) ?? import_node_path2.default.parse(process.cwd()).root;
+    xdgDir = (env2, name, inHome) => env2[name] && import_node_path2.default.isAbsolute(env2[name]) ? env2[name] : import_node_path2.default.join(homeDir(env2), inHome);
   }
 });
 
@@ -36160,7 +36160,7 @@ var init_lock = __esm({
     inodeLock = (file) => {
       const stat = import_node_fs4.default.statSync(file, { bigint: true, throwIfNoEntry: false });
       if (!stat) return void 0;
-      const folder = import_node_path3.default.join(process.env.XDG_CACHE_HOME || import_node_path3.default.join(homeDir(), ".cache"), "trigger", "locks");
+      const folder = import_node_path3.default.join(xdgDir(process.env, "XDG_CACHE_HOME", ".cache"), "trigger", "locks");
       import_node_fs4.default.mkdirSync(folder, { recursive: true, mode: 448 });
       const own = import_node_fs4.default.lstatSync(folder);
       if (!own.isDirectory() || own.uid !== process.getuid?.() || (own.mode & 63) !== 0)

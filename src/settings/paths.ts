@@ -23,9 +23,12 @@ export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS
   const home = homeDir(env);
   if (platform === 'darwin') return path.join(home, 'Library', 'Preferences', 'trigger');
   if (platform === 'win32') return path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'trigger', 'Config');
-  const xdg = env.XDG_CONFIG_HOME;
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.config'), 'trigger');
+  return path.join(xdgDir(env, 'XDG_CONFIG_HOME', '.config'), 'trigger');
 }
+
+/** An XDG base folder: the variable when it is absolute (the spec says to ignore a relative one), else its folder in the home. */
+export const xdgDir = (env: NodeJS.ProcessEnv, name: 'XDG_CONFIG_HOME' | 'XDG_CACHE_HOME', inHome: string): string =>
+  env[name] && path.isAbsolute(env[name]) ? env[name] : path.join(homeDir(env), inHome);
 
 export function configPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   return path.join(configDir(env, platform), 'config.json');

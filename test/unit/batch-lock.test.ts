@@ -89,6 +89,22 @@ describe('FileLock', () => {
     }
   };
 
+  it('a relative XDG_CACHE_HOME puts the inode locks in the home folder, not under the folder the batch runs in (size27)', () => {
+    const home = process.env.HOME;
+    process.env.HOME = path.join(dir, 'home');
+    try {
+      withCache('relative-cache', () => {
+        fs.writeFileSync(guarded(), '');
+        const lock = FileLock.acquire(guarded(), 'the journal j', 'wait');
+        const own = lock.paths.find((p) => p !== lockFile())!;
+        expect(path.dirname(own)).toBe(path.join(dir, 'home', '.cache', 'trigger', 'locks'));
+        lock.release();
+      });
+    } finally {
+      process.env.HOME = home;
+    }
+  });
+
   it('a file that exists is locked by its device and inode too: a hard link to it is refused while it is held (trust24)', () => {
     withCache(path.join(dir, 'cache'), () => {
       fs.writeFileSync(guarded(), '');
