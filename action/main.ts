@@ -20,6 +20,7 @@ import { bugMessage, main } from '../src/cli.js';
 import { Output } from '../src/output/io.js';
 import { failureLine } from '../src/batch/report.js';
 import { SHOWN_FAILURES } from '../src/batch/recorder.js';
+import { UNKNOWN_MARK } from '../src/batch/rows.js';
 import { githubAnnotation, successLine } from '../src/output/render.js';
 import { findSettings } from '../src/settings/resolve.js';
 import { errnoWords } from '../src/errno.js';
@@ -176,6 +177,9 @@ function putOutputs(env: Env, outputs: Record<string, string | number>, stderr: 
   }
 }
 
+/** A row's --json error, as the step log needs it. */
+type RowError = { kind?: string; message?: string; recorded?: string };
+
 /**
  * What the JSON lines said: the last line (fire), and the rows counted as they stream (batch). A
  * batch's rows that were not accepted are told to `failure` as they come, for the step log.
@@ -188,7 +192,7 @@ class Results extends Writable {
   #partial = '';
 
   constructor(
-    readonly failure?: (line: unknown, error: { kind?: string; message?: string }) => void,
+    readonly failure?: (line: unknown, error: RowError, requestId: unknown) => void,
     /** A line that is not JSON (--help, --version): for the step log, where it was lost (audit24). */
     readonly text?: (line: string) => void,
   ) {
@@ -221,10 +225,10 @@ class Results extends Writable {
     // Only a row has a line: a batch's own error (a missing file) counts no row as failed. A dry run's row was not sent (audit24).
     if (!('line' in result)) return;
     if (result.ok === true) return void (result.dryRun === true || this.counts.accepted++);
-    const error = (result.error ?? {}) as { kind?: string; message?: string };
+    const error = (result.error ?? {}) as RowError;
     if (error.kind === 'invalid') this.counts.invalid++;
     else this.counts.failed++;
-    this.failure?.(result.line, error);
+    this.failure?.(result.line, error, result.requestId);
   }
 }
 
@@ -314,11 +318,15 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
   let shown = 0;
   let hidden = 0;
   const results = new Results(
-    (line, error) => {
+    (line, error, requestId) => {
       if (step.mode !== 'batch' || error.kind === 'unsent') return; // unsent rows: counted by the summary, as the CLI does
       if (shown === SHOWN_FAILURES) return void hidden++;
       shown++;
-      io.stderr(failureLine(typeof line === 'number' || typeof line === 'string' ? line : '?', error.message ?? '', io.errColors));
+      // --json gives the request id and `recorded` apart from the message; the CLI's line says both (fix26c noticed: the Action's did not).
+      const message = error.message ?? '';
+      const mark = error.recorded === 'unknown' && !message.startsWith(UNKNOWN_MARK) ? `${UNKNOWN_MARK}: ` : '';
+      const id = typeof requestId === 'string' ? ` (request id ${requestId})` : '';
+      io.stderr(failureLine(typeof line === 'number' || typeof line === 'string' ? line : '?', `${mark}${message}${id}`, io.errColors));
     },
     (line) => streams.stdout.write(`${line}\n`),
   );

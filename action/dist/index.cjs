@@ -46530,6 +46530,7 @@ async function main(argv = process.argv, context = {}) {
 // action/main.ts
 init_report();
 init_recorder();
+init_rows();
 init_render();
 init_resolve2();
 init_errno();
@@ -46684,7 +46685,7 @@ var Results = class extends import_node_stream3.Writable {
     const error2 = result.error ?? {};
     if (error2.kind === "invalid") this.counts.invalid++;
     else this.counts.failed++;
-    this.failure?.(result.line, error2);
+    this.failure?.(result.line, error2, result.requestId);
   }
 };
 var COMMAND = /(?<=: )(?:trigger (?:batch|fire)|(?:gzip|zstd) -t) /;
@@ -46748,11 +46749,14 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
   let shown3 = 0;
   let hidden2 = 0;
   const results = new Results(
-    (line2, error2) => {
+    (line2, error2, requestId) => {
       if (step.mode !== "batch" || error2.kind === "unsent") return;
       if (shown3 === SHOWN_FAILURES) return void hidden2++;
       shown3++;
-      io.stderr(failureLine(typeof line2 === "number" || typeof line2 === "string" ? line2 : "?", error2.message ?? "", io.errColors));
+      const message = error2.message ?? "";
+      const mark = error2.recorded === "unknown" && !message.startsWith(UNKNOWN_MARK) ? `${UNKNOWN_MARK}: ` : "";
+      const id = typeof requestId === "string" ? ` (request id ${requestId})` : "";
+      io.stderr(failureLine(typeof line2 === "number" || typeof line2 === "string" ? line2 : "?", `${mark}${message}${id}`, io.errColors));
     },
     (line2) => streams.stdout.write(`${line2}
 `)

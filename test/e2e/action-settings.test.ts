@@ -40,7 +40,7 @@ beforeEach(async () => {
     if (index >= answerOnly) return;
     if (req.headers.authorization !== `Bearer ${TEST_KEY}`) return json(res, 401, { error: 'invalid API key' });
     const user = /\/users\/([^/]+)\/events/.exec(req.url)?.[1] ?? '';
-    if (refused.has(user)) json(res, 422, { error: 'value out of range' });
+    if (refused.has(user)) json(res, 422, { error: 'value out of range' }, { 'x-request-id': `req-${user}` });
     else json(res, 200, { success: true });
   });
   // A self-hosted runner: HOME and XDG_CONFIG_HOME of a user who ran `trigger config`, no TRIGGER_CONFIG_DIR.
@@ -177,6 +177,7 @@ describe('what the Action prints for a person', () => {
     const marks = (text: string) => text.split('\n').filter((line) => line.startsWith('✖ line'));
     expect(marks(cli.stderr)).toHaveLength(4);
     expect(marks(result.stderr)).toEqual(marks(cli.stderr));
+    expect(result.stderr).toMatch(/^✖ line \d+: the service refused the event: 422 .* \(request id req-\w+\)$/m); // fix26c noticed
     expect(result.stderr).toMatch(/^✖ line 4: invalid, not sent: /m);
     expect(result.stderr).toMatch(/^✖ line 7: invalid, not sent: /m);
 

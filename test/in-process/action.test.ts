@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_KEY, expectNoKey, sandbox, type Sandbox } from '../helpers/cli.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
-import { Captured, runActionInProcess } from '../helpers/in-process.js';
+import { Captured, runActionInProcess, runCommand } from '../helpers/in-process.js';
 import { VERSION } from '../../src/version.js';
 
 let server: TestServer;
@@ -49,6 +49,27 @@ describe('the GitHub Action', () => {
     expect(result.stderr.split('\n').filter((l) => l.startsWith('::error'))).toHaveLength(1);
     expect(result.stdout).toBe('');
     expectNoKey(result);
+  });
+
+  it("a batch's ✖ lines are the CLI's: a refusal's and a 500's request id, the 500's outcome unknown (fix26c noticed)", async () => {
+    server.handle((req, res) => {
+      const user = /\/users\/(\w+)\//.exec(req.url)?.[1] ?? '';
+      if (user === 'a') json(res, 200, { success: true });
+      else json(res, user === 'bad' ? 500 : 422, { error: 'no' }, { 'x-request-id': `req-${user}` });
+    });
+    const file = path.join(box.home, 'events.csv');
+    fs.writeFileSync(file, 'triggerId,userId\nt,a\nt,bad\nt,refused\n');
+    const result = await action({ ...base(), file, args: '--concurrency 1 --retries 0' });
+    const env = { ...box.env, TRIGGER_API_KEY: TEST_KEY, TRIGGER_BASE_URL: server.url };
+    const cli = await runCommand(['batch', file, '--concurrency', '1', '--retries', '0', '--failed', path.join(box.home, 'f.csv')], env);
+    const marks = (text: string) => text.split('\n').filter((line) => line.startsWith('✖ line'));
+    expect(marks(result.stderr)).toEqual(
+      [
+        'line 3: outcome unknown: no definitive answer: 500 Internal Server Error: no (request id req-bad)',
+        'line 4: the service refused the event: 422 Unprocessable Content: no (request id req-refused)',
+      ].map((line) => `✖ ${line}`),
+    );
+    expect(marks(result.stderr)).toEqual(marks(cli.stderr));
   });
 
   it('sends a batch: outputs accepted, failed and invalid; the failed file and the step summary', async () => {
