@@ -50,10 +50,14 @@ export class Progress {
 export const ROOM = 3;
 // eslint-disable-next-line no-control-regex
 const [CODES, SEPARATOR] = [/\x1b\[[0-9;]*m/g, /(?=(?:\x1b\[[0-9;]*m)* \u00b7 )/];
-const shown = (text: string) => [...text.replace(CODES, '')].length;
+/** What takes two columns (East Asian wide and fullwidth: CJK, kana, Hangul, fullwidth forms, most emoji); a combining mark takes none. */
+const WIDE =
+  /[\u1100-\u115f\u231a\u231b\u2329\u232a\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+const columns = (c: string) => (/\p{M}/u.test(c) ? 0 : WIDE.test(c) ? 2 : 1); // review26 #5: a CJK id counted one a character wrapped
+const shown = (text: string) => [...text.replace(CODES, '')].reduce((n, c) => n + columns(c), 0);
 
 /**
- * `line` cut to `width` columns (0 or less: the width is unknown, as it is). The parts between ` · ` before the last go first, so that the
+ * `line` cut to `width` terminal columns (0 or less: the width is unknown, as it is). The parts between ` · ` before the last go first, so that the
  * last (the stop, or the ETA) shows whole; then whole words, with `…` (a word longer than the width is cut). Colour codes take none.
  */
 export function fit(line: string, width: number): string {
@@ -63,6 +67,7 @@ export function fit(line: string, width: number): string {
   if (shown(parts.join('')) <= width) return parts.join('');
   const words = parts.join('').split(/(?= )/);
   while (words.length > 1 && (shown(words.join('')) >= width || words.at(-1)!.replace(CODES, '') === ' \u00b7')) words.pop();
-  const cut = words.length > 1 ? words.join('') : [...words[0]!.replace(CODES, '')].slice(0, width - 1).join('');
+  let room = width - 1; // the single word's characters that fit (widths never negative: once one does not, none after it does)
+  const cut = words.length > 1 ? words.join('') : [...words[0]!.replace(CODES, '')].filter((c) => (room -= columns(c)) >= 0).join('');
   return `${cut}\u2026${cut.includes('\x1b[') ? '\x1b[0m' : ''}`;
 }

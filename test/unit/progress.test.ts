@@ -66,6 +66,14 @@ describe('Progress in a terminal', () => {
     expect(fit('a-very-long-single-word', 10)).toBe('a-very-lo…');
     expect(fit(STOPPING, 200)).toBe(STOPPING);
   });
+
+  it('counts terminal columns, not characters: a CJK character takes two, a combining mark none (review26 #5)', () => {
+    // 18 characters, 22 columns: it was drawn whole in 20 and wrapped, leaving a row behind at each redraw.
+    expect(fit('firing 購入完了 for u1', 20)).toBe('firing 購入完了 for…');
+    expect(fit('購入完了購入完了購入完了', 10)).toBe('購入完了…'); // 9 columns; it was 9 characters, 19 columns
+    expect(fit('cafe\u0301 cafe\u0301 cafe\u0301', 14)).toBe('cafe\u0301 cafe\u0301 cafe\u0301'); // 14 columns, 17 characters
+    expect(fit('ｆｕｌｌｗｉｄｔｈ', 7)).toBe('ｆｕｌ…');
+  });
 });
 
 describe('the progress line', () => {
