@@ -228,6 +228,7 @@ function parseBaseUrl(raw, options = {}) {
     /[^.]{64}|^.{254}/.test(url.hostname) && "has a host name longer than DNS allows (63 characters a label, 253 in all)"
   ].find(Boolean);
   if (refused2) throw new UsageError(`base URL${source} ${refused2}`);
+  if (url.hostname === "localhost.") url.hostname = "localhost";
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === "https:";
   const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
@@ -258,14 +259,15 @@ function cliEnvironment(env2 = process.env) {
   delete env2.NODE_TLS_REJECT_UNAUTHORIZED;
   return copy;
 }
-var MIN_KEY_LENGTH, isLoopbackHost;
+var MIN_KEY_LENGTH, LOOPBACK, isLoopbackHost;
 var init_validate = __esm({
   "src/settings/validate.ts"() {
     "use strict";
     init_errors();
     init_excerpt();
     MIN_KEY_LENGTH = 12;
-    isLoopbackHost = (hostname) => /^(localhost|::1|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(hostname.toLowerCase().replace(/^\[|\]$/g, ""));
+    LOOPBACK = /^(localhost|::1|(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::ffff:7f[\da-f]{2}:[\da-f]{1,4})$/;
+    isLoopbackHost = (hostname) => LOOPBACK.test(hostname.toLowerCase().replace(/^\[|\]$/g, ""));
   }
 });
 

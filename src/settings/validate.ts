@@ -61,8 +61,9 @@ export function maskKey(key: string): string {
   return `••••${key.length > 8 ? key.slice(-4) : ''}`;
 }
 
-export const isLoopbackHost = (hostname: string): boolean =>
-  /^(localhost|::1|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(hostname.toLowerCase().replace(/^\[|\]$/g, ''));
+/** localhost, 127.0.0.0/8 and ::1; also 127.0.0.0/8 mapped into IPv6 (`[::ffff:127.0.0.1]`, which URL writes `[::ffff:7f00:1]`; audit26). */
+const LOOPBACK = /^(localhost|::1|(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::ffff:7f[\da-f]{2}:[\da-f]{1,4})$/;
+export const isLoopbackHost = (hostname: string): boolean => LOOPBACK.test(hostname.toLowerCase().replace(/^\[|\]$/g, ''));
 
 /**
  * Parses a base URL: absolute http(s), no credentials, query or fragment; a path prefix is kept and
@@ -84,6 +85,7 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
     /[^.]{64}|^.{254}/.test(url.hostname) && 'has a host name longer than DNS allows (63 characters a label, 253 in all)',
   ].find(Boolean);
   if (refused) throw new UsageError(`base URL${source} ${refused}`);
+  if (url.hostname === 'localhost.') url.hostname = 'localhost'; // the same name; as written, looked up by DNS, not in /etc/hosts (audit26)
   const loopback = isLoopbackHost(url.hostname);
   const secure = url.protocol === 'https:';
   const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;

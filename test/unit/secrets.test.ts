@@ -242,6 +242,14 @@ describe('data in human output', () => {
 describe('the cleartext rule where the key travels', () => {
   const local = parseBaseUrl('http://localhost:8787');
 
+  it('loopback written as an IPv4-mapped address or as localhost. takes http:// without --allow-http (audit26); others do not', () => {
+    // Both were refused as "plain http"; localhost. is sent to as localhost, which /etc/hosts answers (as written, DNS did).
+    expect(parseBaseUrl('http://[::ffff:127.0.0.1]:8787')).toMatchObject({ origin: 'http://[::ffff:7f00:1]:8787', loopback: true });
+    expect(parseBaseUrl('http://LOCALHOST.:8787/x')).toMatchObject({ href: 'http://localhost:8787/x', loopback: true });
+    for (const other of ['http://[::ffff:10.0.0.1]:8787', 'http://localhost.example.com', 'http://[::2]', 'http://128.0.0.1'])
+      expect(() => parseBaseUrl(other)).toThrow(/uses plain http/);
+  });
+
   it.each([
     [{}, undefined],
     [{ HTTP_PROXY: 'http://proxy.corp.example:3128' }, 'http://proxy.corp.example:3128'],
