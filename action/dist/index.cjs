@@ -42062,6 +42062,7 @@ __export(parquet_exports, {
   openParquet: () => openParquet
 });
 function float32Text(x) {
+  if (Object.is(x, -0)) return "-0";
   for (let p = 1; p < 9; p++) {
     const text = String(Number(x.toPrecision(p)));
     if (Math.fround(Number(text)) === x) return text;
@@ -42094,7 +42095,7 @@ function valueReader(element) {
   return (raw) => {
     if (raw === null || raw === void 0) return void 0;
     if (raw instanceof Uint8Array) return Buffer.from(raw).toString();
-    return typeof raw === "object" ? JSON.stringify(raw) ?? String(raw) : String(raw);
+    return typeof raw === "object" ? JSON.stringify(raw) ?? String(raw) : Object.is(raw, -0) ? "-0" : String(raw);
   };
 }
 function refuseCodecs(metadata, name, read) {

@@ -21,6 +21,7 @@ const compressors = {
 
 /** The shortest decimal text that reads back as this float32 (a FLOAT column's 0.1 is "0.1"). */
 function float32Text(x: number): string {
+  if (Object.is(x, -0)) return '-0'; // as a CSV's -0 is sent, which String() would write 0 (audit26 #14)
   for (let p = 1; p < 9; p++) {
     const text = String(Number(x.toPrecision(p)));
     if (Math.fround(Number(text)) === x) return text;
@@ -87,7 +88,7 @@ function valueReader(element: SchemaElement): (raw: unknown) => string | undefin
   return (raw) => {
     if (raw === null || raw === undefined) return undefined;
     if (raw instanceof Uint8Array) return Buffer.from(raw).toString();
-    return typeof raw === 'object' ? (JSON.stringify(raw) ?? String(raw)) : String(raw);
+    return typeof raw === 'object' ? (JSON.stringify(raw) ?? String(raw)) : Object.is(raw, -0) ? '-0' : String(raw);
   };
 }
 
