@@ -32692,10 +32692,11 @@ function fit(line2, width) {
   if (shown(parts.join("")) <= width) return parts.join("");
   const words = parts.join("").split(/(?= )/);
   while (words.length > 1 && (shown(words.join("")) >= width || words.at(-1).replace(CODES, "") === " \xB7")) words.pop();
-  const cut = words.length > 1 ? words.join("") : [...words[0].replace(CODES, "")].slice(0, width - 1).join("");
+  let room = width - 1;
+  const cut = words.length > 1 ? words.join("") : [...words[0].replace(CODES, "")].filter((c) => (room -= columns(c)) >= 0).join("");
   return `${cut}\u2026${cut.includes("\x1B[") ? "\x1B[0m" : ""}`;
 }
-var PLAIN_PROGRESS_MS, Progress, ROOM, CODES, SEPARATOR, shown;
+var PLAIN_PROGRESS_MS, Progress, ROOM, CODES, SEPARATOR, WIDE, columns, shown;
 var init_progress = __esm({
   "src/output/progress.ts"() {
     "use strict";
@@ -32732,7 +32733,9 @@ var init_progress = __esm({
     };
     ROOM = 3;
     [CODES, SEPARATOR] = [/\x1b\[[0-9;]*m/g, /(?=(?:\x1b\[[0-9;]*m)* \u00b7 )/];
-    shown = (text) => [...text.replace(CODES, "")].length;
+    WIDE = /[\u1100-\u115f\u231a\u231b\u2329\u232a\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+    columns = (c) => new RegExp("\\p{M}", "u").test(c) ? 0 : WIDE.test(c) ? 2 : 1;
+    shown = (text) => [...text.replace(CODES, "")].reduce((n, c) => n + columns(c), 0);
   }
 });
 
@@ -35550,14 +35553,14 @@ var init_ora = __esm({
           });
           Object.defineProperty(this, "_lineCount", {
             get() {
-              const columns = this.#stream.columns ?? 80;
+              const columns2 = this.#stream.columns ?? 80;
               const prefixText = typeof this.#options.prefixText === "function" ? "" : this.#options.prefixText;
               const suffixText = typeof this.#options.suffixText === "function" ? "" : this.#options.suffixText;
               const fullPrefixText = typeof prefixText === "string" && prefixText !== "" ? prefixText + " " : "";
               const fullSuffixText = typeof suffixText === "string" && suffixText !== "" ? " " + suffixText : "";
               const spinnerChar = "-";
               const fullText = " ".repeat(this.#options.indent) + fullPrefixText + spinnerChar + (typeof this.#options.text === "string" ? " " + this.#options.text : "") + fullSuffixText;
-              return this.#computeLineCountFrom(fullText, columns);
+              return this.#computeLineCountFrom(fullText, columns2);
             }
           });
         }
@@ -35632,10 +35635,10 @@ var init_ora = __esm({
       #getFullSuffixText(suffixText = this.#options.suffixText, prefix = " ") {
         return this.#formatAffix(suffixText, prefix, true);
       }
-      #computeLineCountFrom(text, columns) {
+      #computeLineCountFrom(text, columns2) {
         let count2 = 0;
         for (const line2 of (0, import_node_util.stripVTControlCharacters)(text).split("\n")) {
-          count2 += Math.max(1, Math.ceil(stringWidth(line2) / columns));
+          count2 += Math.max(1, Math.ceil(stringWidth(line2) / columns2));
         }
         return count2;
       }
@@ -35772,8 +35775,8 @@ var init_ora = __esm({
           }
           this.clear();
           let frameContent = this.frame();
-          const columns = this.#stream.columns ?? 80;
-          const actualLineCount = this.#computeLineCountFrom(frameContent, columns);
+          const columns2 = this.#stream.columns ?? 80;
+          const actualLineCount = this.#computeLineCountFrom(frameContent, columns2);
           const consoleHeight = this.#stream.rows;
           if (consoleHeight && consoleHeight > 1 && actualLineCount > consoleHeight) {
             const lines = frameContent.split("\n");
@@ -35788,7 +35791,7 @@ var init_ora = __esm({
             };
             this.#stream.once("drain", this.#drainHandler);
           }
-          this.#linesToClear = this.#computeLineCountFrom(frameContent, columns);
+          this.#linesToClear = this.#computeLineCountFrom(frameContent, columns2);
         } finally {
           if (shouldDisableSynchronizedOutput) {
             this.#internalWrite(() => this.#stream.write(SYNCHRONIZED_OUTPUT_DISABLE));
@@ -37478,49 +37481,49 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
   const missing = (key, hint) => new UsageError(`${where2} has no ${wanted[key]} column (its columns: ${excerpt(names.join(", "))})`, { hint });
   const named = Object.keys(options.columns ?? {}).find((key) => at(wanted[key]) < 0);
   if (named) throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has, or leave ${named}= out`);
-  const columns = { trigger: at(wanted.triggerId), user: at(wanted.userId), value: at(wanted.value), error: at("error") };
+  const columns2 = { trigger: at(wanted.triggerId), user: at(wanted.userId), value: at(wanted.value), error: at("error") };
   const given = options.columns ?? {};
   const roleKey = { trigger: "triggerId", user: "userId", value: "value" };
   const pairs = [["trigger", "user"], ["trigger", "value"], ["user", "value"]];
   for (const [a, b] of pairs) {
-    if (columns[a] < 0 || columns[a] !== columns[b]) continue;
-    const why = `--columns reads the column ${names[columns[a]]} as both ${roleKey[a]} and ${roleKey[b]}; nothing was sent`;
+    if (columns2[a] < 0 || columns2[a] !== columns2[b]) continue;
+    const why = `--columns reads the column ${names[columns2[a]]} as both ${roleKey[a]} and ${roleKey[b]}; nothing was sent`;
     const [first, second] = [Object.hasOwn(given, roleKey[a]), Object.hasOwn(given, roleKey[b])];
     if (first && second) throw new UsageError(why, { hint: "name a column of its own for each" });
     const [taken, by] = first ? [b, a] : [a, b];
     if (taken === "user" || taken === "trigger" && !options.trigger)
-      throw new UsageError(`--columns reads the column ${names[columns[a]]} as ${roleKey[by]}; nothing was sent`, {
-        hint: `name the ${roleKey[taken]} column too: --columns ${roleKey[by]}=${names[columns[a]]},${roleKey[taken]}=<name>`
+      throw new UsageError(`--columns reads the column ${names[columns2[a]]} as ${roleKey[by]}; nothing was sent`, {
+        hint: `name the ${roleKey[taken]} column too: --columns ${roleKey[by]}=${names[columns2[a]]},${roleKey[taken]}=<name>`
       });
-    columns[taken] = -1;
+    columns2[taken] = -1;
   }
-  if (columns.user < 0) throw missing("userId", noUser);
-  if (columns.trigger < 0 && !options.trigger)
+  if (columns2.user < 0) throw missing("userId", noUser);
+  if (columns2.trigger < 0 && !options.trigger)
     throw missing("triggerId", `add one, name it with --columns triggerId=<name>, or pass --trigger <id> for every row${blank(options)}`);
-  return columns;
+  return columns2;
 }
-function csvRow(fields, line2, header, columns, options) {
+function csvRow(fields, line2, header, columns2, options) {
   const record = { format: "csv", fields };
-  let error2 = columns.error >= 0 && (fields[fields.length === header.length ? columns.error : fields.length - 1] ?? "");
-  if (error2 && !(columns.ours ??= /^line \d+: /.test(error2))) [error2, columns.error] = [false, -1];
-  const kept = error2 !== false && (!fields[columns.user] || fields.some((f) => f.startsWith('"'))) && KEPT_ERROR.exec(error2);
-  if (kept && (!fields[columns.user] || kept[1].startsWith("a quoted field"))) return invalidRow(line2, record, kept[1]);
+  let error2 = columns2.error >= 0 && (fields[fields.length === header.length ? columns2.error : fields.length - 1] ?? "");
+  if (error2 && !(columns2.ours ??= /^line \d+: /.test(error2))) [error2, columns2.error] = [false, -1];
+  const kept = error2 !== false && (!fields[columns2.user] || fields.some((f) => f.startsWith('"'))) && KEPT_ERROR.exec(error2);
+  if (kept && (!fields[columns2.user] || kept[1].startsWith("a quoted field"))) return invalidRow(line2, record, kept[1]);
   if (fields.length !== header.length)
     return invalidRow(line2, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   if (fields.every((text, i) => text === header[i])) return invalidRow(line2, record, "the header again (give the files, not cat of them)");
   const at = (column) => column >= 0 ? fields[column] : void 0;
-  const named = { triggerId: at(columns.trigger), userId: fields[columns.user], value: at(columns.value), error: at(columns.error) };
+  const named = { triggerId: at(columns2.trigger), userId: fields[columns2.user], value: at(columns2.value), error: at(columns2.error) };
   return makeRow(line2, record, named, options);
 }
 function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
   let header;
-  let columns;
+  let columns2;
   const csv = new CsvRecords(separator, (fields, line2, out) => {
     if (fields.length === 1 && fields[0] === "") return;
-    if (header) return void out.push(csvRow(fields, line2, header, columns, options));
+    if (header) return void out.push(csvRow(fields, line2, header, columns2, options));
     const noUser = "the first row must name the columns, e.g. triggerId,userId,value (or name yours with --columns userId=<name>); for one userId per line use --format lines --trigger <id>";
-    columns = findColumns(fields, options, `the CSV header (line ${line2})`, noUser);
+    columns2 = findColumns(fields, options, `the CSV header (line ${line2})`, noUser);
     header = fields;
   });
   function* take3(atEnd) {
@@ -37885,10 +37888,10 @@ var init_failed = __esm({
         const { record } = row;
         const text = () => record.format === "csv" ? record.raw ?? csvLine(record.fields).trimEnd() : record.raw.trimEnd();
         const unreadable2 = record.format === "csv" ? record.raw !== void 0 : !record.object || record.asRead;
-        const columns = unreadable2 ? ["", "", ""] : [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
-        const kept = unreadable2 || (!row.triggerId || !row.userId) && text() !== csvLine(columns).trimEnd();
+        const columns2 = unreadable2 ? ["", "", ""] : [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
+        const kept = unreadable2 || (!row.triggerId || !row.userId) && text() !== csvLine(columns2).trimEnd();
         const file = this.#normalized.file ? [row.file ?? ""] : [];
-        return csvLine([...columns, ...file, `line ${row.line}: ${reason2}${kept ? ` (as read: ${text()})` : ""}`]);
+        return csvLine([...columns2, ...file, `line ${row.line}: ${reason2}${kept ? ` (as read: ${text()})` : ""}`]);
       }
       /** The header goes out on its own, so that a file cut short by a full disk still replays. */
       #writeHeader() {
@@ -38504,18 +38507,18 @@ function getTreePath(tree, name) {
   return path18;
 }
 function getPhysicalColumns(schemaTree2) {
-  const columns = [];
+  const columns2 = [];
   function traverse(node2) {
     if (node2.children.length) {
       for (const child of node2.children) {
         traverse(child);
       }
     } else {
-      columns.push(node2.path.join("."));
+      columns2.push(node2.path.join("."));
     }
   }
   traverse(schemaTree2);
-  return columns;
+  return columns2;
 }
 function getMaxRepetitionLevel(schemaPath) {
   let maxLevel = 0;
@@ -38682,7 +38685,7 @@ var init_thrift = __esm({
 
 // node_modules/hyparquet/src/geoparquet.js
 function markGeoColumns(schema, key_value_metadata) {
-  const columns = /* @__PURE__ */ new Map();
+  const columns2 = /* @__PURE__ */ new Map();
   const geo = key_value_metadata?.find(({ key }) => key === "geo")?.value;
   const decodedColumns = (geo && JSON.parse(geo)?.columns) ?? {};
   for (const [name, column] of Object.entries(decodedColumns)) {
@@ -38690,7 +38693,7 @@ function markGeoColumns(schema, key_value_metadata) {
     const type = column.edges === "spherical" ? "GEOGRAPHY" : "GEOMETRY";
     const id = column.crs?.id ?? column.crs?.ids?.[0];
     const crs = id ? `${id.authority}:${id.code.toString()}` : void 0;
-    columns.set(name, { type, crs });
+    columns2.set(name, { type, crs });
   }
   for (let i = 1; i < schema.length; i++) {
     const { logical_type, name, num_children, type } = schema[i];
@@ -38699,7 +38702,7 @@ function markGeoColumns(schema, key_value_metadata) {
       continue;
     }
     if (type === "BYTE_ARRAY" && !logical_type) {
-      schema[i].logical_type = columns.get(name);
+      schema[i].logical_type = columns2.get(name);
     }
   }
 }
@@ -39633,22 +39636,22 @@ var init_filter = __esm({
 
 // node_modules/hyparquet/src/plan.js
 function parquetPlan(options) {
-  const { metadata, rowStart = 0, columns, useOffsetIndex = false } = options;
+  const { metadata, rowStart = 0, columns: columns2, useOffsetIndex = false } = options;
   if (!metadata) throw new Error("parquetPlan requires metadata");
   const groups = [];
   const fetches = [];
   const indexes = [];
   const scanPlan = parquetPlanGroups(options);
   for (const group of scanPlan.groups) {
-    const groupPlan = parquetPlanGroup({ ...group, columns, useOffsetIndex });
+    const groupPlan = parquetPlanGroup({ ...group, columns: columns2, useOffsetIndex });
     groups.push(...groupPlan.groups);
     fetches.push(...groupPlan.fetches);
     indexes.push(...groupPlan.indexes);
   }
   fetches.push(...indexes);
-  return { metadata, rowStart, rowEnd: scanPlan.rowEnd, columns, fetches, groups };
+  return { metadata, rowStart, rowEnd: scanPlan.rowEnd, columns: columns2, fetches, groups };
 }
-function parquetPlanGroups({ metadata, rowStart = 0, rowEnd = Infinity, columns, filter, filterStrict = true, bloomFiltersByGroup, schemaElements, pageRangesByGroup, pageLocationsByGroup }) {
+function parquetPlanGroups({ metadata, rowStart = 0, rowEnd = Infinity, columns: columns2, filter, filterStrict = true, bloomFiltersByGroup, schemaElements, pageRangesByGroup, pageLocationsByGroup }) {
   if (!metadata) throw new Error("parquetPlan requires metadata");
   const schemaTree2 = parquetSchema(metadata);
   const physicalColumns = getPhysicalColumns(schemaTree2);
@@ -39682,10 +39685,10 @@ function parquetPlanGroups({ metadata, rowStart = 0, rowEnd = Infinity, columns,
         const canSplit = rowGroup.columns.every((chunk) => {
           const columnName = chunk.meta_data?.path_in_schema[0];
           const columnPath = chunk.meta_data?.path_in_schema.join(".");
-          if (columns && columnName && !columns.includes(columnName)) return true;
+          if (columns2 && columnName && !columns2.includes(columnName)) return true;
           return !!(chunk.offset_index_offset && chunk.offset_index_length) || !!(columnPath && pageLocations?.[columnPath]);
         });
-        ranges = canSplit ? coalesceOverlappingPageRanges(ranges, rowGroup, columns, pageLocations) : [[ranges[0][0], ranges[ranges.length - 1][1]]];
+        ranges = canSplit ? coalesceOverlappingPageRanges(ranges, rowGroup, columns2, pageLocations) : [[ranges[0][0], ranges[ranges.length - 1][1]]];
       }
       if (ranges.length) {
         groups.push({ rowGroup, groupIndex, groupStart, groupRows, ranges, pageRanges, pageLocations });
@@ -39695,7 +39698,7 @@ function parquetPlanGroups({ metadata, rowStart = 0, rowEnd = Infinity, columns,
   }
   return { groups, rowEnd: isFinite(rowEnd) ? rowEnd : groupStart };
 }
-function parquetPlanGroup({ rowGroup, groupStart, groupRows, ranges, columns, useOffsetIndex = false, pageRanges, pageLocations }) {
+function parquetPlanGroup({ rowGroup, groupStart, groupRows, ranges, columns: columns2, useOffsetIndex = false, pageRanges, pageLocations }) {
   const chunks = [];
   const fetches = [];
   const indexes = [];
@@ -39704,7 +39707,7 @@ function parquetPlanGroup({ rowGroup, groupStart, groupRows, ranges, columns, us
     const meta = chunk.meta_data;
     if (chunk.file_path) throw new Error("parquet file_path not supported");
     if (!meta) throw new Error("parquet column metadata is undefined");
-    if (columns && !columns.includes(meta.path_in_schema[0])) continue;
+    if (columns2 && !columns2.includes(meta.path_in_schema[0])) continue;
     const columnOffset = meta.dictionary_page_offset || meta.data_page_offset;
     const startByte = Number(columnOffset);
     const endByte = Number(columnOffset + meta.total_compressed_size);
@@ -39728,7 +39731,7 @@ function parquetPlanGroup({ rowGroup, groupStart, groupRows, ranges, columns, us
     if ("pageLocations" in chunk) continue;
     if ("offsetIndex" in chunk) {
       indexes.push(chunk.offsetIndex);
-    } else if (columns) {
+    } else if (columns2) {
       columnRanges.push(chunk.range);
     } else if (run2 && chunk.range.endByte - run2.startByte <= runLimit) {
       run2.endByte = chunk.range.endByte;
@@ -39749,8 +39752,8 @@ function parquetPlanGroup({ rowGroup, groupStart, groupRows, ranges, columns, us
   }));
   return { groups, fetches, indexes };
 }
-function coalesceOverlappingPageRanges(ranges, rowGroup, columns, pageLocations) {
-  const selectedPageLayouts = rowGroup.columns.filter((chunk) => !columns || columns.includes(chunk.meta_data?.path_in_schema[0] || "")).map((chunk) => pageLocations?.[chunk.meta_data?.path_in_schema.join(".") || ""]);
+function coalesceOverlappingPageRanges(ranges, rowGroup, columns2, pageLocations) {
+  const selectedPageLayouts = rowGroup.columns.filter((chunk) => !columns2 || columns2.includes(chunk.meta_data?.path_in_schema[0] || "")).map((chunk) => pageLocations?.[chunk.meta_data?.path_in_schema.join(".") || ""]);
   const merged = [];
   for (const range of ranges) {
     const last = merged[merged.length - 1];
@@ -39806,7 +39809,7 @@ async function prefetchBloomFilters({ file, metadata, filter, filterStrict = tru
   if (tasks.length) await Promise.all(tasks);
   return result;
 }
-async function prefetchPageIndexes({ file, metadata, filter, filterStrict = true, rowStart = 0, rowEnd = Infinity, columns, bloomFiltersByGroup, schemaElements, parsers }) {
+async function prefetchPageIndexes({ file, metadata, filter, filterStrict = true, rowStart = 0, rowEnd = Infinity, columns: columns2, bloomFiltersByGroup, schemaElements, parsers }) {
   const pageRangesByGroup = metadata.row_groups.map(() => void 0);
   const pageLocationsByGroup = metadata.row_groups.map(() => (
     /** @type {Record<string, PageLocation[]>} */
@@ -39883,7 +39886,7 @@ async function prefetchPageIndexes({ file, metadata, filter, filterStrict = true
         if (!meta) continue;
         const columnName = meta.path_in_schema[0];
         const columnPath = meta.path_in_schema.join(".");
-        if (columns && !columns.includes(columnName)) continue;
+        if (columns2 && !columns2.includes(columnName)) continue;
         if (scheduledOffsetPaths.has(columnPath)) continue;
         if (!chunk.offset_index_offset || !chunk.offset_index_length) continue;
         scheduledOffsetPaths.add(columnPath);
@@ -41445,7 +41448,7 @@ async function readSelectedPages(options, groupPlan, chunk, pages, columnDecoder
     skipped: skipped + columnSkipped
   };
 }
-async function asyncGroupToRows({ asyncColumns }, selectStart, selectEnd, columns, rowFormat) {
+async function asyncGroupToRows({ asyncColumns }, selectStart, selectEnd, columns2, rowFormat) {
   const asyncPages = await Promise.all(asyncColumns.map(
     (column) => column.data.then(({ skipped, data }) => ({ skipped, data: flatten(data) }))
   ));
@@ -41462,8 +41465,8 @@ async function asyncGroupToRows({ asyncColumns }, selectStart, selectEnd, column
     }
     return groupData2;
   }
-  const includedColumnNames = asyncColumns.map((child) => child.pathInSchema[0]).filter((name) => !columns || columns.includes(name));
-  const columnOrder = columns ?? includedColumnNames;
+  const includedColumnNames = asyncColumns.map((child) => child.pathInSchema[0]).filter((name) => !columns2 || columns2.includes(name));
+  const columnOrder = columns2 ?? includedColumnNames;
   const columnIndexes = columnOrder.map((name) => asyncColumns.findIndex((column) => column.pathInSchema[0] === name));
   const groupData = Array(selectCount);
   for (let selectRow = 0; selectRow < selectCount; selectRow++) {
@@ -41531,22 +41534,22 @@ var init_rowgroup = __esm({
 async function parquetScan(options) {
   options.metadata ??= await parquetMetadataAsync(options.file, options);
   const { pruningFilter, ...readOptions } = options;
-  let { columns } = readOptions;
-  if (columns && pruningFilter) {
-    const selectedColumns = new Set(columns);
+  let { columns: columns2 } = readOptions;
+  if (columns2 && pruningFilter) {
+    const selectedColumns = new Set(columns2);
     const extraColumns = columnsNeededForFilter(pruningFilter).filter((column) => !selectedColumns.has(column));
-    if (extraColumns.length) columns = [...columns, ...extraColumns];
+    if (extraColumns.length) columns2 = [...columns2, ...extraColumns];
   }
   const preparedOptions = await prepareParquetOptions({
     ...readOptions,
-    columns,
+    columns: columns2,
     filter: pruningFilter,
     useOffsetIndex: readOptions.useOffsetIndex ?? true
   });
   const { metadata } = preparedOptions;
   if (!metadata) throw new Error("parquet requires metadata");
   const schemaTree2 = parquetSchema(metadata);
-  const availableColumns = new Set(columns ?? schemaTree2.children.map((child) => child.element.name));
+  const availableColumns = new Set(columns2 ?? schemaTree2.children.map((child) => child.element.name));
   const plan2 = parquetPlanGroups(preparedOptions);
   const candidates = plan2.groups.flatMap((group) => group.ranges.map(([selectStart, selectEnd]) => ({
     rowStart: group.groupStart + selectStart,
@@ -41735,7 +41738,7 @@ var init_scan = __esm({
 // node_modules/hyparquet/src/read.js
 async function parquetRead(options) {
   options.metadata ??= await parquetMetadataAsync(options.file, options);
-  const { rowStart = 0, rowEnd, columns, onChunk, onComplete, rowFormat, filter, filterStrict = true } = options;
+  const { rowStart = 0, rowEnd, columns: columns2, onChunk, onComplete, rowFormat, filter, filterStrict = true } = options;
   if (filter && rowFormat !== "object") {
     throw new Error('parquet filter requires rowFormat: "object"');
   }
@@ -41743,16 +41746,16 @@ async function parquetRead(options) {
     throw new Error('parquet includeRowIndex requires rowFormat: "object"');
   }
   const filterColumns = columnsNeededForFilter(filter);
-  let readColumns = columns;
-  if (columns && filterColumns.length) {
-    const selectedColumns = new Set(columns);
+  let readColumns = columns2;
+  if (columns2 && filterColumns.length) {
+    const selectedColumns = new Set(columns2);
     const extraColumns = filterColumns.filter((column) => !selectedColumns.has(column));
-    if (extraColumns.length) readColumns = [...columns, ...extraColumns];
+    if (extraColumns.length) readColumns = [...columns2, ...extraColumns];
   }
-  const readOptions = readColumns === columns ? options : { ...options, columns: readColumns };
+  const readOptions = readColumns === columns2 ? options : { ...options, columns: readColumns };
   const prepared = await prepareParquetRead(readOptions);
   const preparedOptions = prepared.options;
-  const requiresProjection = readColumns !== columns;
+  const requiresProjection = readColumns !== columns2;
   const asyncGroups = readParquetPlan(preparedOptions, prepared.plan);
   if (!onComplete && !onChunk) {
     await awaitAllColumns(asyncGroups);
@@ -41786,7 +41789,7 @@ async function parquetRead(options) {
     for (const asyncGroup of assembled) {
       const selectStart = asyncGroup.selectStart ?? Math.max(rowStart - asyncGroup.groupStart, 0);
       const selectEnd = asyncGroup.selectEnd ?? Math.min((rowEnd ?? Infinity) - asyncGroup.groupStart, asyncGroup.groupRows);
-      const groupData = rowFormat === "object" ? await asyncGroupToRows(asyncGroup, selectStart, selectEnd, readColumns, "object") : await asyncGroupToRows(asyncGroup, selectStart, selectEnd, columns, "array");
+      const groupData = rowFormat === "object" ? await asyncGroupToRows(asyncGroup, selectStart, selectEnd, readColumns, "object") : await asyncGroupToRows(asyncGroup, selectStart, selectEnd, columns2, "array");
       if (options.includeRowIndex) {
         for (let i = 0; i < groupData.length; i++) {
           Object.defineProperty(groupData[i], rowIndex, {
@@ -41801,9 +41804,9 @@ async function parquetRead(options) {
           groupData
         ) {
           if (matchFilter(row, filter, filterStrict)) {
-            if (requiresProjection && columns) {
+            if (requiresProjection && columns2) {
               for (const col of filterColumns) {
-                if (!columns.includes(col)) delete row[col];
+                if (!columns2.includes(col)) delete row[col];
               }
             }
             rows2.push(row);
@@ -41874,7 +41877,7 @@ async function parquetQuery(options) {
     throw new Error("parquet expected AsyncBuffer");
   }
   options.metadata ??= await parquetMetadataAsync(options.file, options);
-  const { metadata, rowStart = 0, columns, orderBy, filter } = options;
+  const { metadata, rowStart = 0, columns: columns2, orderBy, filter } = options;
   if (rowStart < 0) throw new Error("parquet rowStart must be positive");
   const rowEnd = options.rowEnd ?? Number(metadata.num_rows);
   if (orderBy) {
@@ -41899,7 +41902,7 @@ async function parquetQuery(options) {
     }
     return filteredRows.slice(rowStart, rowEnd);
   } else if (filter && orderBy) {
-    const readColumns = columns && !columns.includes(orderBy) ? [...columns, orderBy] : columns;
+    const readColumns = columns2 && !columns2.includes(orderBy) ? [...columns2, orderBy] : columns2;
     const results = await parquetReadObjects({
       ...options,
       rowStart: void 0,
@@ -41907,7 +41910,7 @@ async function parquetQuery(options) {
       columns: readColumns
     });
     results.sort((a, b) => compare(a[orderBy], b[orderBy]));
-    if (readColumns !== columns) {
+    if (readColumns !== columns2) {
       for (const row of results) {
         delete row[orderBy];
       }
@@ -42142,8 +42145,8 @@ async function openParquet(file, name, options) {
     youngGenerationForParquet();
     let scan;
     try {
-      const columns = [trigger?.name, user.name, value?.name].filter((c) => c !== void 0);
-      scan = await parquetScan2({ file: await asyncBufferFromFile2(file), metadata, columns, ...decoding });
+      const columns2 = [trigger?.name, user.name, value?.name].filter((c) => c !== void 0);
+      scan = await parquetScan2({ file: await asyncBufferFromFile2(file), metadata, columns: columns2, ...decoding });
     } catch (error2) {
       throw damaged(name, 1, error2);
     }
@@ -42529,8 +42532,8 @@ async function* rowsOfFiles(input2, options, stop, one) {
     base += next.value;
   }
 }
-async function checkHeader(file, { columns, trigger }) {
-  const source = file.read({ columns, trigger, emptyIsNoRows: true });
+async function checkHeader(file, { columns: columns2, trigger }) {
+  const source = file.read({ columns: columns2, trigger, emptyIsNoRows: true });
   const rows2 = source.rows[Symbol.asyncIterator]();
   try {
     const record = (await rows2.next()).value?.[0]?.record;
@@ -42545,11 +42548,11 @@ async function checkHeader(file, { columns, trigger }) {
   }
 }
 async function openInputs(sources, options = {}) {
-  const columns = options.read?.columns !== void 0;
+  const columns2 = options.read?.columns !== void 0;
   if (sources.includes("-")) {
     if (sources.length > 1)
       throw new UsageError("- (standard input) cannot be read with other files", { hint: "give the files, or pipe them all in" });
-    return openStdin(options, columns);
+    return openStdin(options, columns2);
   }
   const cwd = options.cwd ?? process.cwd();
   const files = [];
@@ -42575,7 +42578,7 @@ async function openInputs(sources, options = {}) {
     throw new UsageError(twice2, { hint: "move it out of the folder, and send it with the command its batch printed" });
   const one = files.length === 1 && sources.length === 1 && files[0].name === sources[0] ? files[0] : void 0;
   const parquet = files.some((f) => f.format === "parquet");
-  const normalized = !one || parquet || columns ? { file: !one } : void 0;
+  const normalized = !one || parquet || columns2 ? { file: !one } : void 0;
   const stop = { after: options.afterLine?.line, check: options.afterLine?.check };
   const input2 = {
     files,
@@ -42593,7 +42596,7 @@ async function openInputs(sources, options = {}) {
   };
   return input2;
 }
-async function openStdin(options, columns) {
+async function openStdin(options, columns2) {
   const given = options.stdin;
   if (given === void 0) throw new Error("a batch from - needs the command context's stdin");
   if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin("--format parquet reads a Parquet file");
@@ -42604,8 +42607,8 @@ async function openStdin(options, columns) {
   const input2 = {
     files: [],
     sources: ["-"],
-    format: columns ? "csv" : sniffed.format,
-    normalized: columns ? { file: false } : void 0,
+    format: columns2 ? "csv" : sniffed.format,
+    normalized: columns2 ? { file: false } : void 0,
     read: (read) => {
       const source = readRows(sniffed.stream, sniffed.format, { ...read, stopped: mark });
       const rows2 = rowsUntilDamage("standard input", source, input2);
@@ -44683,7 +44686,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   const message = `--max-concurrency goes with --concurrency auto; with --concurrency ${options.concurrency} it would do nothing`;
   if (options.concurrency !== "auto" && options.maxConcurrency !== void 0) throw new UsageError(message, { hint: "drop one of them" });
   checkPaths(sources, options);
-  const columns = options.columns === void 0 ? void 0 : parseColumns(options.columns);
+  const columns2 = options.columns === void 0 ? void 0 : parseColumns(options.columns);
   const dryRun = options.dryRun === true;
   const { settings, catalog } = await commandSettings(options, !dryRun, { io, env: env2, cwd }, !dryRun);
   options.where = whereFlags(options, settings, env2, cwd);
@@ -44699,7 +44702,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
-  const read = { trigger: options.trigger, check: check2, columns };
+  const read = { trigger: options.trigger, check: check2, columns: columns2 };
   const input2 = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine, from: options.from });
   const reader = input2.read(read);
   const maxConcurrency = options.concurrency === "auto" ? options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY : options.concurrency;
