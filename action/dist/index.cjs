@@ -32526,8 +32526,9 @@ var init_client = __esm({
         const pool = {
           connections: this.#options.connections ?? 1,
           connect: { timeout: this.timeoutMs },
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
+          headersTimeout: 0,
+          // off: the attempt's deadline bounds it whole and ends first; undici's were a timer a request (perf27)
+          bodyTimeout: 0,
           keepAliveTimeout: 4e3,
           maxHeaderSize: 16 * 1024
           // Node's default (what undici would read from node:http, which is then not loaded at all)
