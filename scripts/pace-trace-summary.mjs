@@ -72,7 +72,7 @@ function silences(shards, logFile) {
   return `; silent: ${out.join(', ')}`;
 }
 
-for (const file of process.argv.slice(2).filter((f) => !f.endsWith('.rt.txt'))) {
+for (const file of process.argv.slice(2).filter((f) => !/\.(rt|proxy)\.txt$/.test(f))) {
   const rows = table(file);
   const rtFile = file.replace(/\.txt$/, '.rt.txt');
   // The last column is every shard together; a run with one sender has only that one.
