@@ -42825,8 +42825,7 @@ function refuseToCarryOn(file, loaded, options) {
   const url = moved && `for the service at ${made.url} (from ${made.urlFrom}), not ${here.url} (from ${here.urlFrom})`;
   const key = made && here?.key !== void 0 && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
   if (here && (url || key)) {
-    const [how2, to] = url ? ["profile or --base-url it began with", `to ${here.url}`] : [`key it began with (from ${made?.keyFrom})`, "under this key"];
-    const hint2 = `resume with the ${how2}; to send the whole batch ${to} instead, name a new --journal`;
+    const hint2 = url ? `resume with the profile or --base-url it began with; to send the whole batch to ${here.url} instead, name a new --journal` : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, delete "service" from the journal's first line`;
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.keyFrom})`}; nothing was sent`, { hint: hint2 });
   }
 }

@@ -268,10 +268,10 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   const url = moved && `for the service at ${made.url} (from ${made.urlFrom}), not ${here.url} (from ${here.urlFrom})`;
   const key = made && here?.key !== undefined && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
   if (here && (url || key)) {
-    const [how, to] = url
-      ? ['profile or --base-url it began with', `to ${here.url}`]
-      : [`key it began with (from ${made?.keyFrom})`, 'under this key'];
-    const hint = `resume with the ${how}; to send the whole batch ${to} instead, name a new --journal`;
+    // Not "name a new --journal" for a key: a rotated key is the same account, and a new journal sends every accepted row again.
+    const hint = url
+      ? `resume with the profile or --base-url it began with; to send the whole batch to ${here.url} instead, name a new --journal`
+      : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, delete "service" from the journal's first line`;
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.keyFrom})`}; nothing was sent`, { hint });
   }
 }
