@@ -35,7 +35,7 @@ describe('a file taken away while the batch runs', () => {
     expect(result.stdout).toContain('300 accepted');
   });
 
-  it("the failed file's folder removed during the run: the rows are kept or the summary says they could not be, exit 1, not 70", async () => {
+  it("the failed file's folder removed midway: its rows kept, or the summary says they could not be; exit 1, not 70", async () => {
     const out = path.join(box.home, 'out');
     fs.mkdirSync(out);
     server.handle((_req, res, index) => {
