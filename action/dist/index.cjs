@@ -37511,7 +37511,8 @@ function csvRow(fields, line2, header, columns2, options) {
   if (kept && (!fields[columns2.user] || kept[1].startsWith("a quoted field"))) return invalidRow(line2, record, kept[1]);
   if (fields.length !== header.length)
     return invalidRow(line2, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
-  if (fields.every((text, i) => text === header[i])) return invalidRow(line2, record, "the header again (give the files, not cat of them)");
+  const again = fields.every((text, i) => text === header[i] || i === 0 && text === `\uFEFF${header[0]}`);
+  if (again) return invalidRow(line2, record, "the header again (give the files, not cat of them)");
   const at = (column) => column >= 0 ? fields[column] : void 0;
   const named = { triggerId: at(columns2.trigger), userId: fields[columns2.user], value: at(columns2.value), error: at(columns2.error) };
   return makeRow(line2, record, named, options);
