@@ -14,7 +14,7 @@ import { tryOr } from '../try-or.js';
 import { COMPRESSIONS, compressionFromName, compressionOf, FORMAT_TABLE, formatFromName } from './formats.js';
 import type { Compression, Format } from './formats.js';
 import type { Stopped } from './lines.js';
-import { plural } from './report.js';
+import { formatCount, plural } from './report.js';
 import { Damaged, readRows, type ReadOptions, type Row, type RowSource } from './rows.js';
 
 interface InputFile {
@@ -280,6 +280,7 @@ async function* decompressed(source: Readable, compression: Compression, name: s
     yield* compression === 'gzip' ? gunzip(source, name) : unzstd(source, name, stopped);
   } catch (error) {
     if (stopped?.stopped) return;
+    if (error instanceof Damaged) throw error; // its file changed while it was read, or went (bytesOf)
     const message = `${name}: the ${compression} data cannot be read on (${(error as Error).message}); nothing was sent`;
     throw new Damaged(message, { hint: 'check that the file was copied whole', cause: error as Error });
   } finally {
@@ -350,7 +351,7 @@ function isFile(file: { path: string; name: string }): boolean {
  * Looks at a file's first bytes, read once: what its name says must be what they are, and without a
  * name that says, they decide its format (4 bytes tell what a file is; a chunk of its text, its format).
  */
-async function openFile(file: { path: string; name: string }, options: OpenOptions): Promise<InputFile> {
+async function openFile(file: { path: string; name: string }, options: OpenOptions, listed: fs.Stats): Promise<InputFile> {
   const { compression, inner } = compressionFromName(file.name);
   const format = options.format ?? formatFromName(inner);
   const probe = fs.createReadStream(file.path, { highWaterMark: format ? 4 : 64 * 1024 });
@@ -395,7 +396,7 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
       compression,
       format: known,
       read: (read) =>
-        readRows((stream = inflated(fs.createReadStream(file.path, { highWaterMark: 64 * 1024 }))), known, { ...read, name: file.name }),
+        readRows((stream = inflated(Readable.from(bytesOf(file, listed), { objectMode: false }))), known, { ...read, name: file.name }),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on('error', () => undefined).destroy(),
     };
@@ -403,6 +404,32 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
     // The sniffed bytes were only looked at: the decompressor made for them goes with the probe.
     text?.destroy();
     probe.destroy();
+  }
+}
+
+/**
+ * A file's bytes up to its size when listed, each piece checked to be of that file still (its size, time and inode), before it is handed on
+ * (audit27): a CSV cut short while read sent its torn last line as a user and ended as a success, one written on sent rows its journal had
+ * not hashed. A file removed or made unreadable after the listing is damage too, not "a bug in trigger".
+ */
+async function* bytesOf(file: { path: string; name: string }, listed: fs.Stats): AsyncGenerator<Buffer> {
+  const gone = (error: Error) =>
+    new Damaged(`cannot read ${file.name}`, { cause: new Error(`since the batch began: ${errnoWords(error, 'reading')}`) });
+  const handle = await fs.promises.open(file.path).catch((error: Error) => Promise.reject(gone(error)));
+  const same = (now = fs.fstatSync(handle.fd)) => {
+    if (now.size === listed.size && now.mtimeMs === listed.mtimeMs && now.ino === listed.ino) return;
+    const how = now.size === listed.size ? 'written again' : `${plural(listed.size, 'byte')} when listed, ${formatCount(now.size)} now`;
+    throw new Damaged(`${file.name} changed while it was read`, { cause: new Error(`it changed while it was read: ${how}`) });
+  };
+  try {
+    for (let [at, n] = [0, 1]; n > 0 && at < listed.size; at += n) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, listed.size - at));
+      n = (await handle.read(chunk, 0, chunk.length, at)).bytesRead;
+      yield (same(), chunk.subarray(0, n)); // a write begun sets the time first: these bytes are the listed file's
+    }
+    same(); // its last line torn by a cut, or rows added after (and after its journal's hash)
+  } finally {
+    await handle.close();
   }
 }
 
@@ -557,12 +584,12 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
   let skip = options.from !== undefined; // a stopped batch's rest: a folder, from the part it stopped in (from23)
   for (const source of sources)
     for (const file of filesOf(source, cwd)) {
-      const { dev, ino } = fs.statSync(file.path);
-      const first = named.get(`${dev}:${ino}`);
+      const listed = fs.statSync(file.path);
+      const first = named.get(`${listed.dev}:${listed.ino}`);
       // A folder and a glob of its parts, or one file by two paths: read twice, each of its rows would go twice.
       if (first !== undefined) throw new UsageError(`${file.name} is ${first} again; nothing was sent`, { hint: 'name each file once' });
-      named.set(`${dev}:${ino}`, file.name);
-      if (!(skip &&= file.path !== path.resolve(cwd, options.from!))) files.push(await openFile(file, options));
+      named.set(`${listed.dev}:${listed.ino}`, file.name);
+      if (!(skip &&= file.path !== path.resolve(cwd, options.from!))) files.push(await openFile(file, options, listed));
     }
   const hint = "name one of them (a folder's parts, not its markers) as the stopped batch printed it, or leave --from out";
   if (skip) throw new UsageError(`--from ${options.from} is not one of the input files; nothing was sent`, { hint });
