@@ -165,10 +165,15 @@ function notReadLine({ line, dropped, file: named, damaged, why, later = [], res
   const send = (then: string) => (rest ? `${resume ? '; carry the batch on with' : then}: ${rest}` : '');
   const garbage = why?.startsWith('trailing garbage') && /are not (\w+)/.exec(why)![1]; // every row before them read (inputs22)
   const cut = why?.includes('truncate -s') ? '; cut them off as said above (or copy it whole again)' : '';
+  const gone = why?.startsWith('since the batch began'); // audit27: a part removed or made unreadable after the listing, or one written on
+  const moved = gone ? 'could not be read since the batch began' : why?.startsWith('it changed while') ? 'changed while it was read' : '';
+  const after = `${line ? `, after line ${line}: its later rows` : ': its rows'} were not read and are in no file`;
   const damage = garbage
     ? `  ${file} has bytes after line ${line} that are not ${garbage}: every row before them was read${cut}`
-    : `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
-  if (damaged) return c.error(damage) + send(garbage ? ', then send any rows after them with' : ', then send them with');
+    : moved
+      ? `  ${file} ${moved}${after}; when it is ${gone ? 'back' : 'whole again'}`
+      : `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
+  if (damaged) return c.error(damage) + send(garbage ? ', then send any rows after them with' : `,${moved ? '' : ' then'} send them with`);
   const files = later.length ? ` (and ${plural(later.length, 'later file')})` : '';
   if (file)
     return c.warn(`  the rows after line ${line} of ${file}${files} were not read (they are in no failed file)`) + send('; send them with');
