@@ -70,6 +70,7 @@ export class FailedFile {
   rows = 0; // Rows written (or waiting in the buffer to be).
   notKept = 0; // Rows that could not be kept because the file could not be written.
   error: Error | undefined; // The write error, once there was one; nothing more is written after it.
+  remade = false; // Its folder was removed while the batch ran, and made again to put the file in (audit27).
   readonly #separator: string | undefined; // The separator of the failed file's format (none: NDJSON).
   readonly #header: () => readonly string[] | undefined;
   readonly #target: string; // Where the rows are written: a temporary file beside `path`, or `path` itself.
@@ -107,14 +108,14 @@ export class FailedFile {
     this.#real = this.inPlace ? file : throughLinks(file);
     this.#target = this.inPlace ? file : path.join(path.dirname(this.#real), `.${path.basename(this.#real)}.tmp`);
     this.#mode = existing?.isFile() ? existing.mode & 0o777 : 0o666;
-    if (!options.lazy) this.#fd = fs.openSync(this.#target, 'w', this.#mode);
+    if (!options.lazy) this.#fd = fs.openSync(this.#target, this.inPlace ? 'w' : 'w+', this.#mode);
   }
 
   /** Writes one row's line; false when the file is broken and the row could not be kept. */
   write(row: Row, reason: string): boolean {
     if (this.#fd === undefined && !this.error) {
       try {
-        this.#fd = fs.openSync(this.#target, 'w', this.#mode);
+        this.#fd = fs.openSync(this.#target, this.inPlace ? 'w' : 'w+', this.#mode); // read back if its folder goes (#remake)
       } catch (error) {
         this.error = error as Error;
       }
@@ -188,9 +189,25 @@ export class FailedFile {
       if (!this.inPlace && !this.error) tryOr(() => fs.fsyncSync(fd));
     }
     this.#fd = undefined;
+    // Its folder removed while the batch ran (a workspace cleaned up): the rows are still in the open file, to be put where named (audit27).
+    const gone = keep && !this.inPlace && fs.fstatSync(fd).nlink === 0;
+    if (gone) this.#remake(fd);
     fs.closeSync(fd);
-    if (this.inPlace) return;
+    if (this.inPlace || gone) return;
     if (keep) fs.renameSync(this.#target, this.#real);
     else fs.rmSync(this.#target, { force: true });
+  }
+
+  /** The file written again from its removed copy, its folder made again; else its rows are said not kept (exit 1). */
+  #remake(from: number): void {
+    try {
+      fs.mkdirSync(path.dirname(this.#real), { recursive: true });
+      const [to, buffer] = [fs.openSync(this.#real, 'w', this.#mode), Buffer.allocUnsafe(FLUSH_BYTES)];
+      for (let [at, n] = [0, 0]; (n = fs.readSync(from, buffer, 0, buffer.length, at)) > 0; at += n) fs.writeSync(to, buffer, 0, n);
+      fs.closeSync(to);
+      this.remade = true;
+    } catch (error) {
+      [this.error, this.notKept, this.rows] = [error as Error, this.notKept + this.rows, 0];
+    }
   }
 }

@@ -393,6 +393,8 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
   const notAccepted = options.dryRun ? counts.invalid : rowsNotAccepted(counts); // a dry run checks rows: those an earlier run settled are not its
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   if (run.note && lines.some((line) => line.includes('"$TRIGGER_API_KEY"'))) lines.push(run.note);
+  if (failed?.remade)
+    lines.push(`note: the folder of ${printable(failed.path)} was removed while the batch ran; it was made again to keep the rows`);
   if (options.json || (options.quiet && (notAccepted > 0 || input.damaged)) || signal || io.stdoutError)
     for (const line of lines) io.stderr(line);
   else if (!options.quiet) for (const line of lines) io.stdout(line);

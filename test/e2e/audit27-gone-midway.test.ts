@@ -56,5 +56,8 @@ describe('a file taken away while the batch runs', () => {
     expect(result.code).toBe(1);
     // Either the rows are kept (the file made again where it was named) or the summary says they could not be.
     expect(fs.existsSync(failed) || result.stdout.includes('50 rows could not be kept')).toBe(true);
+    // fix27c: kept, the folder made again (the rows were still in the open temporary file), and one line says so.
+    expect(keptRows(fs.readFileSync(failed, 'utf8')).map((row) => row.user)).toEqual(users(50));
+    expect(result.stdout).toContain(`note: the folder of ${failed} was removed while the batch ran; it was made again`);
   });
 });
