@@ -168,12 +168,20 @@ function notReadLine({ line, dropped, file: named, damaged, why, later = [], res
   const gone = why?.startsWith('since the batch began'); // audit27: a part removed or made unreadable after the listing, or one written on
   const moved = gone ? 'could not be read since the batch began' : why?.startsWith('it changed while') ? 'changed while it was read' : '';
   const after = `${line ? `, after line ${line}: its later rows` : ': its rows'} were not read and are in no file`;
+  const sum = why?.startsWith('incorrect data check: ') && why.slice(22); // audit27 #8: the damage is before the line, not after it
   const damage = garbage
     ? `  ${file} has bytes after line ${line} that are not ${garbage}: every row before them was read${cut}`
     : moved
       ? `  ${file} ${moved}${after}; when it is ${gone ? 'back' : 'whole again'}`
-      : `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
-  if (damaged) return c.error(damage) + send(garbage ? ', then send any rows after them with' : `,${moved ? '' : ' then'} send them with`);
+      : sum
+        ? `  ${file} is damaged: ${sum}, and were sent as read up to line ${line}; copy it whole again`
+        : `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
+  const then = garbage
+    ? ', then send any rows after them with'
+    : moved
+      ? ', send them with'
+      : `, then send ${sum ? 'any later rows' : 'them'} with`;
+  if (damaged) return c.error(damage) + send(then);
   const files = later.length ? ` (and ${plural(later.length, 'later file')})` : '';
   if (file)
     return c.warn(`  the rows after line ${line} of ${file}${files} were not read (they are in no failed file)`) + send('; send them with');

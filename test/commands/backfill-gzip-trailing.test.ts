@@ -114,7 +114,7 @@ describe("gzip members read by trigger's own walk", () => {
   it('a member whose CRC does not match its data, or cut within its size, is damage, not rows', async () => {
     const bad = member(30);
     bad.writeUInt8(bad.at(-6)! ^ 1, bad.length - 6); // a bit of the CRC
-    expect((await read(bad)).error).toContain('(incorrect data check)');
+    expect((await read(bad)).error).toContain('(incorrect data check: gzip member 1 failed its checksum');
     const cut = member(30);
     expect(await read(cut.subarray(0, cut.length - 3))).toMatchObject({
       users: users(30),
