@@ -165,7 +165,10 @@ import { join } from 'node:path';
 // fix27b: the progress line and spinner cut by terminal columns, a CJK character two, a combining mark none (review26 #5, +5).
 // fix27b: http:// to [::ffff:127.0.0.1] or localhost. is loopback, localhost. sent to as localhost (audit26 #14, +2).
 // fix27b: a Parquet DOUBLE or FLOAT -0 sent as -0, as a CSV's is, not 0 (audit26 #14, +1).
-const BUDGET = 12_066;
+// fix27c (audit27): a file read to its size when listed, each piece checked to be that file still, so one cut, grown or rewritten while
+// read stops as damage (+27); a part gone after the listing and a changed file said so in the summary (+5); the failed file's folder
+// removed midway made again from the open file (+19); a header again after a BOM (+2); a .gz member failing its checksum named (+10).
+const BUDGET = 12_129;
 const GOAL = 11_600;
 
 function lines(dir) {

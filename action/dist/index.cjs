@@ -37831,6 +37831,8 @@ var init_failed = __esm({
       // Rows that could not be kept because the file could not be written.
       error;
       // The write error, once there was one; nothing more is written after it.
+      remade = false;
+      // Its folder was removed while the batch ran, and made again to put the file in (audit27).
       #separator;
       // The separator of the failed file's format (none: NDJSON).
       #header;
@@ -37863,13 +37865,13 @@ var init_failed = __esm({
         this.#real = this.inPlace ? file : throughLinks(file);
         this.#target = this.inPlace ? file : import_node_path10.default.join(import_node_path10.default.dirname(this.#real), `.${import_node_path10.default.basename(this.#real)}.tmp`);
         this.#mode = existing?.isFile() ? existing.mode & 511 : 438;
-        if (!options.lazy) this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
+        if (!options.lazy) this.#fd = import_node_fs9.default.openSync(this.#target, this.inPlace ? "w" : "w+", this.#mode);
       }
       /** Writes one row's line; false when the file is broken and the row could not be kept. */
       write(row, reason2) {
         if (this.#fd === void 0 && !this.error) {
           try {
-            this.#fd = import_node_fs9.default.openSync(this.#target, "w", this.#mode);
+            this.#fd = import_node_fs9.default.openSync(this.#target, this.inPlace ? "w" : "w+", this.#mode);
           } catch (error2) {
             this.error = error2;
           }
@@ -37933,10 +37935,24 @@ var init_failed = __esm({
           if (!this.inPlace && !this.error) tryOr(() => import_node_fs9.default.fsyncSync(fd));
         }
         this.#fd = void 0;
+        const gone = keep && !this.inPlace && import_node_fs9.default.fstatSync(fd).nlink === 0;
+        if (gone) this.#remake(fd);
         import_node_fs9.default.closeSync(fd);
-        if (this.inPlace) return;
+        if (this.inPlace || gone) return;
         if (keep) import_node_fs9.default.renameSync(this.#target, this.#real);
         else import_node_fs9.default.rmSync(this.#target, { force: true });
+      }
+      /** The file written again from its removed copy, its folder made again; else its rows are said not kept (exit 1). */
+      #remake(from) {
+        try {
+          import_node_fs9.default.mkdirSync(import_node_path10.default.dirname(this.#real), { recursive: true });
+          const [to, buffer] = [import_node_fs9.default.openSync(this.#real, "w", this.#mode), Buffer.allocUnsafe(FLUSH_BYTES)];
+          for (let [at, n] = [0, 0]; (n = import_node_fs9.default.readSync(from, buffer, 0, buffer.length, at)) > 0; at += n) import_node_fs9.default.writeSync(to, buffer, 0, n);
+          import_node_fs9.default.closeSync(to);
+          this.remade = true;
+        } catch (error2) {
+          [this.error, this.notKept, this.rows] = [error2, this.notKept + this.rows, 0];
+        }
       }
     };
   }
@@ -38041,11 +38057,16 @@ function summaryLines(s, c) {
 function notReadLine({ line: line2, dropped, file: named, damaged: damaged2, why, later = [], rest }, c, resume) {
   const file = named && printable(named);
   const partial = dropped > 0 ? ` (a partial line of ${plural(dropped, "byte")} after it was dropped)` : "";
-  const send2 = (then) => rest ? `${resume ? "; carry the batch on with" : then}: ${rest}` : "";
+  const send2 = (then2) => rest ? `${resume ? "; carry the batch on with" : then2}: ${rest}` : "";
   const garbage = why?.startsWith("trailing garbage") && /are not (\w+)/.exec(why)[1];
   const cut = why?.includes("truncate -s") ? "; cut them off as said above (or copy it whole again)" : "";
-  const damage = garbage ? `  ${file} has bytes after line ${line2} that are not ${garbage}: every row before them was read${cut}` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
-  if (damaged2) return c.error(damage) + send2(garbage ? ", then send any rows after them with" : ", then send them with");
+  const gone = why?.startsWith("since the batch began");
+  const moved = gone ? "could not be read since the batch began" : why?.startsWith("it changed while") ? "changed while it was read" : "";
+  const after = `${line2 ? `, after line ${line2}: its later rows` : ": its rows"} were not read and are in no file`;
+  const sum = why?.startsWith("incorrect data check: ") && why.slice(22);
+  const damage = garbage ? `  ${file} has bytes after line ${line2} that are not ${garbage}: every row before them was read${cut}` : moved ? `  ${file} ${moved}${after}; when it is ${gone ? "back" : "whole again"}` : sum ? `  ${file} is damaged: ${sum}, and were sent as read up to line ${line2}; copy it whole again` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
+  const then = garbage ? ", then send any rows after them with" : moved ? ", send them with" : `, then send ${sum ? "any later rows" : "them"} with`;
+  if (damaged2) return c.error(damage) + send2(then);
   const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
   if (file)
     return c.warn(`  the rows after line ${line2} of ${file}${files} were not read (they are in no failed file)`) + send2("; send them with");
@@ -42367,7 +42388,8 @@ async function* gunzip(source, name) {
     await feeding;
     held2 = last.subarray(last.length - (fed - inflater.bytesWritten));
     await fill(8);
-    if (held2.readUInt32LE(0) !== crc || held2.readUInt32LE(4) !== size % 2 ** 32) throw Error("incorrect data check");
+    const check2 = `incorrect data check: gzip member ${member + 1} failed its checksum, so the rows read from it may be wrong`;
+    if (held2.readUInt32LE(0) !== crc || held2.readUInt32LE(4) !== size % 2 ** 32) throw Error(check2);
     [held2, at] = [held2.subarray(8), at + used + inflater.bytesWritten + 8];
   }
 }
@@ -42377,6 +42399,7 @@ async function* decompressed(source, compression, name, stopped) {
     yield* compression === "gzip" ? gunzip(source, name) : unzstd(source, name, stopped);
   } catch (error2) {
     if (stopped?.stopped) return;
+    if (error2 instanceof Damaged) throw error2;
     const message = `${name}: the ${compression} data cannot be read on (${error2.message}); nothing was sent`;
     throw new Damaged(message, { hint: "check that the file was copied whole", cause: error2 });
   } finally {
@@ -42414,7 +42437,7 @@ function isFile(file) {
   if (stat.isDirectory()) throw new UsageError(message, { hint });
   return stat.isFile();
 }
-async function openFile(file, options) {
+async function openFile(file, options, listed) {
   const { compression, inner } = compressionFromName(file.name);
   const format2 = options.format ?? formatFromName(inner);
   const probe = import_node_fs10.default.createReadStream(file.path, { highWaterMark: format2 ? 4 : 64 * 1024 });
@@ -42456,13 +42479,32 @@ async function openFile(file, options) {
       ...file,
       compression,
       format: known,
-      read: (read) => readRows(stream = inflated(import_node_fs10.default.createReadStream(file.path, { highWaterMark: 64 * 1024 })), known, { ...read, name: file.name }),
+      read: (read) => readRows(stream = inflated(import_node_stream.Readable.from(bytesOf(file, listed), { objectMode: false })), known, { ...read, name: file.name }),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on("error", () => void 0).destroy()
     };
   } finally {
     text?.destroy();
     probe.destroy();
+  }
+}
+async function* bytesOf(file, listed) {
+  const gone = (error2) => new Damaged(`cannot read ${file.name}`, { cause: new Error(`since the batch began: ${errnoWords(error2, "reading")}`) });
+  const handle = await import_node_fs10.default.promises.open(file.path).catch((error2) => Promise.reject(gone(error2)));
+  const same = (now = import_node_fs10.default.fstatSync(handle.fd)) => {
+    if (now.size === listed.size && now.mtimeMs === listed.mtimeMs && now.ino === listed.ino) return;
+    const how = now.size === listed.size ? "written again" : `${plural(listed.size, "byte")} when listed, ${formatCount(now.size)} now`;
+    throw new Damaged(`${file.name} changed while it was read`, { cause: new Error(`it changed while it was read: ${how}`) });
+  };
+  try {
+    for (let [at, n] = [0, 1]; n > 0 && at < listed.size; at += n) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, listed.size - at));
+      n = (await handle.read(chunk, 0, chunk.length, at)).bytesRead;
+      yield (same(), chunk.subarray(0, n));
+    }
+    same();
+  } finally {
+    await handle.close();
   }
 }
 async function* rowsUntilDamage(name, { rows: rows2 }, input2, base) {
@@ -42562,11 +42604,11 @@ async function openInputs(sources, options = {}) {
   let skip = options.from !== void 0;
   for (const source of sources)
     for (const file of filesOf(source, cwd)) {
-      const { dev, ino } = import_node_fs10.default.statSync(file.path);
-      const first = named.get(`${dev}:${ino}`);
+      const listed = import_node_fs10.default.statSync(file.path);
+      const first = named.get(`${listed.dev}:${listed.ino}`);
       if (first !== void 0) throw new UsageError(`${file.name} is ${first} again; nothing was sent`, { hint: "name each file once" });
-      named.set(`${dev}:${ino}`, file.name);
-      if (!(skip &&= file.path !== import_node_path11.default.resolve(cwd, options.from))) files.push(await openFile(file, options));
+      named.set(`${listed.dev}:${listed.ino}`, file.name);
+      if (!(skip &&= file.path !== import_node_path11.default.resolve(cwd, options.from))) files.push(await openFile(file, options, listed));
     }
   const hint = "name one of them (a folder's parts, not its markers) as the stopped batch printed it, or leave --from out";
   if (skip) throw new UsageError(`--from ${options.from} is not one of the input files; nothing was sent`, { hint });
@@ -44865,6 +44907,8 @@ function finish(run2, recorder, result, signal, stderr) {
   const notAccepted = options.dryRun ? counts.invalid : rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   if (run2.note && lines.some((line2) => line2.includes('"$TRIGGER_API_KEY"'))) lines.push(run2.note);
+  if (failed?.remade)
+    lines.push(`note: the folder of ${printable(failed.path)} was removed while the batch ran; it was made again to keep the rows`);
   if (options.json || options.quiet && (notAccepted > 0 || input2.damaged) || signal || io.stdoutError)
     for (const line2 of lines) io.stderr(line2);
   else if (!options.quiet) for (const line2 of lines) io.stdout(line2);
