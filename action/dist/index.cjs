@@ -37029,9 +37029,9 @@ function findSettings(options = {}) {
     const [given, fix] = flags[setting.field] === void 0 ? [setting.env, `unset ${setting.env}`] : [setting.flag, `leave ${setting.flag} out`];
     const empty2 = `${given} is empty: give the ${setting.words}, or ${fix}; nothing was sent`;
     if (required && (flags[setting.field] ?? env2[setting.env]) === "") return void problems.push(new UsageError(empty2));
-    const odd = value !== void 0 && typeof value !== "string" && !(flags[setting.field] ?? env2[setting.env]);
+    const odd = required && value !== void 0 && typeof value !== "string" && !(flags[setting.field] ?? env2[setting.env]);
     const hint = `set it again with: trigger config ${setting.set}${profile.name === "default" ? "" : ` --profile ${profile.name}`}`;
-    const says = `config file ${configFile}: the ${setting.field} of profile "${profile.name}" is a ${typeof value}, not text; it was left untouched`;
+    const says = `config file ${configFile}: the ${setting.field} of profile "${profile.name}" is ${value === null ? "null" : Array.isArray(value) ? "a list" : `a ${typeof value}`}, not text; it was left untouched`;
     if (odd) return void problems.push(new ConfigError(says, { hint }));
     const sources = [
       [flags[setting.field] ?? "", "flag", setting.flag],
@@ -42868,7 +42868,7 @@ function refuseToCarryOn(file, loaded, options) {
   const url = moved && `for the service at ${made.url} (from ${made.urlFrom}), not ${here.url} (from ${here.urlFrom})`;
   const key = made && here?.key !== void 0 && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
   if (here && (url || key)) {
-    const hint2 = url ? `resume with the profile or --base-url it began with; to send the whole batch to ${here.url} instead, name a new --journal` : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, delete "service" from the journal's first line`;
+    const hint2 = url ? `resume with the base URL it began with (${made?.urlFrom}); to send the whole batch to ${here.url} instead, name a new --journal` : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, delete "service" from the journal's first line`;
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.keyFrom})`}; nothing was sent`, { hint: hint2 });
   }
 }

@@ -270,7 +270,7 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   if (here && (url || key)) {
     // Not "name a new --journal" for a key: a rotated key is the same account, and a new journal sends every accepted row again.
     const hint = url
-      ? `resume with the profile or --base-url it began with; to send the whole batch to ${here.url} instead, name a new --journal`
+      ? `resume with the base URL it began with (${made?.urlFrom}); to send the whole batch to ${here.url} instead, name a new --journal`
       : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, delete "service" from the journal's first line`;
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${here.keyFrom})`}; nothing was sent`, { hint });
   }

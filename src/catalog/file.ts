@@ -18,8 +18,10 @@ const MAX_CATALOG_BYTES = 16 * 1024 * 1024; // The largest catalog read: far abo
 const MAX_LINKS = 40; // Links followed from the file found, as the kernel's own limit for a path (ELOOP).
 
 export interface ReadCatalogOptions {
-  source?: CatalogSource | undefined; // How the file was found; only a file the search found is checked for its owner. Default: found.
-  env?: NodeJS.ProcessEnv | undefined; // GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog in the workspace.
+  /** How the file was found; only a file the search found is checked for its owner. Default: found. */
+  source?: CatalogSource | undefined;
+  /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog in the workspace. */
+  env?: NodeJS.ProcessEnv | undefined;
   /** The file is read to be changed: even one trusted by name is not written through another user's link (notOthersLink). */
   write?: boolean | undefined;
 }

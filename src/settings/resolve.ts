@@ -130,9 +130,9 @@ export function findSettings(options: ResolveOptions = {}) {
     // Where it is not needed (a dry run) it is as unset: a fork's pull request gets every secret empty (review26).
     const empty = `${given} is empty: give the ${setting.words}, or ${fix}; nothing was sent`;
     if (required && (flags[setting.field] ?? env[setting.env]) === '') return void problems.push(new UsageError(empty));
-    const odd = value !== undefined && typeof value !== 'string' && !(flags[setting.field] ?? env[setting.env]); // `"apiKey": 12345` (fix26c)
+    const odd = required && value !== undefined && typeof value !== 'string' && !(flags[setting.field] ?? env[setting.env]); // `"apiKey": 1` (fix26c)
     const hint = `set it again with: trigger config ${setting.set}${profile.name === 'default' ? '' : ` --profile ${profile.name}`}`;
-    const says = `config file ${configFile}: the ${setting.field} of profile "${profile.name}" is a ${typeof value}, not text; it was left untouched`;
+    const says = `config file ${configFile}: the ${setting.field} of profile "${profile.name}" is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`}, not text; it was left untouched`;
     if (odd) return void problems.push(new ConfigError(says, { hint })); // it was passed over, for "no API key is set"
     const sources: Found[] = [
       [flags[setting.field] ?? '', 'flag', setting.flag],

@@ -86,7 +86,10 @@ describe('fix27a: a journal is carried on only by the service and key it began w
   it('another --profile or --base-url is refused, naming both services; the key the journal began with, from the flag, is not', async () => {
     await stoppedBatch();
     const other = (from: string) =>
-      new RegExp(`service at ${prod.server.url} \\(from profile "default"\\), not ${staging.server.url} \\(from ${from}\\)`);
+      new RegExp(
+        `service at ${prod.server.url} \\(from profile "default"\\), not ${staging.server.url} \\(from ${from}\\).*` +
+          'resume with the base URL it began with \\(profile "default"\\)', // review27 F4: not "the profile or --base-url"
+      );
     const base = ['batch', 'in.csv', '--journal', 'j', '--resume', '--failed', 'f.csv'];
     await refused([...base, '--profile', 'staging'], box.env, other('profile "staging"'));
     await refused([...base, '--base-url', staging.server.url], box.env, other('--base-url'));
