@@ -126,6 +126,10 @@ describe('the journal', () => {
     expect(refusal(() => resume({ key: 'tk_live_Abcdef0123456780', keyFrom: '--api-key' }))).toBe(
       `the journal ${a} was made under another API key than this run's (from --api-key); nothing was sent`,
     );
+    // review27 F1: a key changed where it came from (a second `config set-key`) says so, not "(from X)" twice.
+    expect(refusal(() => resume({ key: 'tk_live_Abcdef0123456780' }))).toContain(
+      `another API key than this run's (from TRIGGER_API_KEY, which holds another key now)`,
+    );
     expect(refusal(() => resume({ url: 'https://staging.example.com', urlFrom: '--base-url' }))).toContain(
       'made for the service at https://api.example.com (from profile "default"), not https://staging.example.com (from --base-url)',
     );
