@@ -168,8 +168,8 @@ import { join } from 'node:path';
 // fix27c (audit27): a file read to its size when listed, each piece checked to be that file still, so one cut, grown or rewritten while
 // read stops as damage (+27); a part gone after the listing and a changed file said so in the summary (+5); the failed file's folder
 // removed midway made again from the open file (+19); a header again after a BOM (+2); a .gz member failing its checksum named (+10).
-// review27 (the lead): a dry run passes over a stored key that is not text, null and lists named so; loadCatalog's env keeps its doc (+2); a key changed where it came from says so (+1).
-const BUDGET = 12_132;
+// review27 (the lead): a dry run passes over a stored key that is not text, null and lists named so; loadCatalog's env keeps its doc (+2); a key changed where it came from says so (+1); a dry run exits 1 with ⚠ for rows an earlier run left, as the run does (F3, +3).
+const BUDGET = 12_135;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -38035,9 +38035,11 @@ function summaryLines(s, c) {
   const interrupted = s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : void 0;
   if (s.dryRun) {
     const damaged2 = s.notReadAfter?.file ? [notRead] : [];
-    const head2 = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : c.success("\u2714"));
-    const settled = counts.earlier + counts.failed + counts.unknown;
-    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid${settled ? `, ${formatCount(settled)} settled by an earlier run` : ""}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    const left = counts.failed + counts.unknown;
+    const head2 = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : left ? c.warn("\u26A0") : c.success("\u2714"));
+    const accepted = counts.earlier ? `, ${formatCount(counts.earlier)} accepted by an earlier run` : "";
+    const earlier = `${accepted}${left ? `, ${formatCount(left)} left by an earlier run, not sent again` : ""}`;
+    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid${earlier}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged2];
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
@@ -44905,7 +44907,7 @@ function finish(run2, recorder, result, signal, stderr) {
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most }
   };
-  const notAccepted = options.dryRun ? counts.invalid : rowsNotAccepted(counts);
+  const notAccepted = options.dryRun ? counts.invalid + counts.failed + counts.unknown : rowsNotAccepted(counts);
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   if (run2.note && lines.some((line2) => line2.includes('"$TRIGGER_API_KEY"'))) lines.push(run2.note);
   if (failed?.remade)

@@ -138,9 +138,12 @@ export function summaryLines(s: SummaryInput, c: Palette): string[] {
   if (s.dryRun) {
     const damaged = s.notReadAfter?.file ? [notRead!] : []; // standard input's stop is the producer's business
     // Stopped by a signal, it checked only the rows read: no ✔ (sig22).
-    const head = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error('✖') : c.success('✔'));
-    const settled = counts.earlier + counts.failed + counts.unknown; // by an earlier run: its journal's, or a failed file's outcome unknown
-    const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? ' read' : ''} can be sent, ${formatCount(counts.invalid)} invalid${settled ? `, ${formatCount(settled)} settled by an earlier run` : ''}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    // Rows an earlier run left unaccepted (its journal's refused, a failed file's outcome unknown) are not sent: the run exits 1, so ⚠ (review27 F3).
+    const left = counts.failed + counts.unknown;
+    const head = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error('✖') : left ? c.warn('⚠') : c.success('✔'));
+    const accepted = counts.earlier ? `, ${formatCount(counts.earlier)} accepted by an earlier run` : '';
+    const earlier = `${accepted}${left ? `, ${formatCount(left)} left by an earlier run, not sent again` : ''}`;
+    const checked = `${head} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? ' read' : ''} can be sent, ${formatCount(counts.invalid)} invalid${earlier}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged]; // it keeps no row: --failed is left as it was
   }
   const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === undefined;

@@ -390,7 +390,7 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most },
   };
-  const notAccepted = options.dryRun ? counts.invalid : rowsNotAccepted(counts); // a dry run checks rows: those an earlier run settled are not its
+  const notAccepted = options.dryRun ? counts.invalid + counts.failed + counts.unknown : rowsNotAccepted(counts); // exits as the run would (review27 F3)
   const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
   if (run.note && lines.some((line) => line.includes('"$TRIGGER_API_KEY"'))) lines.push(run.note);
   if (failed?.remade)

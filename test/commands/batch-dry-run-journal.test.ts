@@ -26,8 +26,10 @@ it('--resume --dry-run counts what the resume sends, and leaves the journal as i
   const recorded = fs.readFileSync(journal, 'utf8');
 
   const dry = await runCommand([...args, '--dry-run'], sandbox.env);
-  expect(dry.code).toBe(0); // its 10 rows kept as refused were settled by the first run: not the dry run's to fail (review26 F7)
-  expect(dry.stdout).toContain('dry run: 15 of 30 rows can be sent, 0 invalid, 15 settled by an earlier run; nothing was sent');
+  expect(dry.code).toBe(1); // as the resume's: 10 rows it kept as refused are not sent again (review27 F3)
+  expect(dry.stdout).toContain(
+    '⚠ dry run: 15 of 30 rows can be sent, 0 invalid, 5 accepted by an earlier run, 10 left by an earlier run, not sent again; nothing was sent',
+  );
   expect(fs.readFileSync(journal, 'utf8')).toBe(recorded);
   const refused = await runCommand(args.filter((a) => a !== '--resume').concat('--dry-run'), sandbox.env);
   expect(refused.code).toBe(2);
