@@ -2,8 +2,10 @@
  * audit27 repro: a Parquet file whose column data does not hold the rows its footer promises is read as rows with no user id. A footer
  * that says 60 rows over 20 values invents 40 rows, each "invalid, not sent: empty userId" (as read: ",,"), exit 1; one that says
  * 10^12 wrote 327 MB of such rows to the failed file in 15 s. A dictionary page with fewer entries than its indices need turns the
- * rows that point past it into the same empty rows. Neither is a row with no user: the file is damaged, and the batch should stop as
- * it does on a page it cannot read ("could not be read"). Fails on ae48731 at the assertions that name the bug.
+ * rows that point past it into the same empty rows. And a row group whose row count is lost (one flipped byte of the footer) is read
+ * as no rows: "✔ 0 accepted of 0 rows", exit 0, though the file's own count says 20. None of these is a row with no user: the file
+ * is damaged, and the batch should stop as it does on a page it cannot read ("could not be read"). Fails on ae48731 at the
+ * assertions that name the bug.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,6 +72,21 @@ describe('a Parquet file whose data does not hold what its footer says', () => {
     // ...but on ae48731 40 more are made up: "p,,,"line 21: invalid, not sent: empty userId (as read: ,,)"", … line 60; exit 1.
     expect(result.empty).toBe(0);
     expect(`${result.stdout}${result.stderr}`).toContain('could not be read');
+  });
+
+  it("a row group whose row count is lost (the file's own count still 20): the file is not read as no rows with exit 0", async () => {
+    const file = path.join(box.home, 'lost.parquet');
+    // What one flipped byte in the footer did (fuzzing base.parquet: "✔ 0 accepted · 0 failed · 0 invalid of 0 rows", exit 0).
+    fs.writeFileSync(
+      file,
+      withFooter(write(file), (m) => {
+        delete (m.row_groups[0] as { num_rows?: bigint }).num_rows;
+      }),
+    );
+    const result = await batch(file);
+    // On ae48731: "✔ 0 accepted · 0 failed · 0 invalid of 0 rows", exit 0: 20 rows the footer counts are sent nowhere, kept nowhere.
+    expect(result.stdout).not.toMatch(/^✔/);
+    expect(result.code).not.toBe(0);
   });
 
   it('dictionary indices past the dictionary: the rows are damage, not rows with no user', async () => {
