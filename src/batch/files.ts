@@ -230,7 +230,7 @@ export async function openWritten(
   input: Input,
   header: () => readonly string[] | undefined, // The input's header, for the failed file (known once the first row is read).
   options: BatchFiles & { dryRun?: boolean | undefined },
-  by: { catalog: CatalogFingerprint | null; service: Service | undefined }, // what the rows were checked by and where they go
+  by: { catalog: CatalogFingerprint | null; service: Service | undefined; stop: AbortSignal }, // checked by, sent to, a signal ends the read
   folder: string,
   warn: (line: string) => void,
   fingerprints: (files: string[]) => Promise<InputFingerprint[]>, // each input file's, read without blocking (a stop signal is heard)
@@ -264,7 +264,7 @@ export async function openWritten(
     if (options.journal && (!dryRun || fs.existsSync(options.journal))) {
       made = !fs.existsSync(options.journal);
       const from = options.from && path.resolve(options.from); // as a path from anywhere
-      written.journal = Journal.open(options.journal, {
+      written.journal = await Journal.open(options.journal, {
         ...by,
         resume: options.resume === true,
         inputs: await fingerprints(input.files.map((f) => f.path)),

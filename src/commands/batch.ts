@@ -187,7 +187,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   let written: Written;
   try {
     const hashing = (files: string[]) => readForJournal(files, options, { io, env }, signals.heard);
-    const made = { catalog: catalogFingerprint(catalog?.catalog), service: serviceOf(settings) };
+    const made = { catalog: catalogFingerprint(catalog?.catalog), service: serviceOf(settings), stop: signals.heard };
     written = await openWritten(input, reader.header, options, made, inFolder(cwd, '.'), warn, hashing);
   } catch (error) {
     signals.remove();

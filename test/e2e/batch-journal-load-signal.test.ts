@@ -1,0 +1,61 @@
+/**
+ * audit27 #2: an earlier run's journal was read whole (readFileSync, then split) before the batch listened for anything: 10 million
+ * rows held 2.1 GB for 8 s, and a SIGTERM 3 s into it was heard only when the read was done, 17 s later. It is now read a piece at a
+ * time, and a stop signal ends that read. The built binary, sent a real signal well into the read of a journal many gigabytes long:
+ * the exit code of the signal, one line, nothing sent, the journal as it was (not cut at its last record), nothing left behind.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { run, type Sandbox } from '../helpers/cli.js';
+import { csvRows } from '../helpers/batch.js';
+import { json, type TestServer, useServer } from '../helpers/server.js';
+
+let server: TestServer;
+let box: Sandbox;
+useServer((s, b) => ([server, box] = [s, b]));
+
+const at = (name: string) => path.join(box.home, name);
+/** The files in the sandbox's home (hidden ones too: a .tmp, a lock) and in the folder of the locks by inode. */
+const left = (): string[] => {
+  const locks = at('.cache/trigger/locks');
+  const home = fs.readdirSync(box.home, { withFileTypes: true }).filter((e) => e.isFile());
+  return [...home.map((e) => e.name), ...(fs.existsSync(locks) ? fs.readdirSync(locks) : [])].sort();
+};
+
+it.each([
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)('%s while an earlier run’s journal is read: exit %i, one line, nothing sent, the journal as it was', async (signal, code) => {
+  server.handle((_req, res) => json(res, 200, { success: true }));
+  fs.writeFileSync(at('in.csv'), csvRows(3));
+  const args = ['batch', at('in.csv'), '--journal', at('b.journal'), '--failed', at('f.csv')];
+  expect((await run(args, { env: box.env })).code).toBe(0);
+  expect(server.requests).toHaveLength(3);
+  // 16 GiB without the disk: the journal's end is a hole (NUL bytes, as a crash can leave), read long after the signal came.
+  fs.truncateSync(at('b.journal'), 2 ** 34);
+  const before = fs.readFileSync(at('f.csv'));
+  // Sent once it has read 64 MiB (/proc: rchar): the input it hashes first is 30 bytes, so that is well into the journal.
+  const read = (pid: number) => Number(/^rchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+  const onSpawn = (child: { pid?: number; kill(signal: NodeJS.Signals): boolean }) => {
+    const poll = setInterval(() => {
+      try {
+        if (read(child.pid!) < 2 ** 26) return;
+        clearInterval(poll);
+        child.kill(signal);
+      } catch {
+        clearInterval(poll); // it has ended
+      }
+    }, 2);
+  };
+  const result = await run([...args, '--resume'], { env: box.env, onSpawn });
+  // Before (9acec57): the signal unheard, the whole journal read into memory until the test's hang timer killed it at 50 s.
+  expect({ code: result.code, signal: result.signal }).toEqual({ code, signal: null });
+  expect(result.stderr).toBe(
+    `error: interrupted (${signal}) while reading the journal ${at('b.journal')}: nothing was sent; run the command again\n`,
+  );
+  expect(server.requests).toHaveLength(3);
+  expect(fs.statSync(at('b.journal')).size).toBe(2 ** 34);
+  expect(fs.readFileSync(at('f.csv'))).toEqual(before);
+  expect(left()).toEqual(['b.journal', 'f.csv', 'in.csv']);
+});
