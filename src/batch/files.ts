@@ -10,7 +10,7 @@ import { errnoWords } from '../errno.js';
 import { FailedFile } from './failed.js';
 import { compressionFromName, FORMAT_TABLE, formatFromName, type Format } from './formats.js';
 import { isPart, type AfterLine, type Input } from './input.js';
-import { fingerprint, Journal, journalInput, type CatalogFingerprint, type InputFingerprint, type Service } from './journal.js';
+import { fingerprint, Journal, journalInput, notRegular, type CatalogFingerprint, type InputFingerprint, type Service } from './journal.js';
 import { FileLock } from '../lock.js';
 import { tryOr } from '../try-or.js';
 import type { Shard } from './shard.js';
@@ -70,10 +70,12 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
     const hint = `name a file, e.g. ${flag} ${example}`;
     if (file === '-' || file === '') throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint });
     if (file === undefined) continue;
-    if (pathStat(flag, file)?.isDirectory())
+    const stat = pathStat(flag, file);
+    if (stat?.isDirectory())
       throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, {
         hint: `name a file in it, e.g. ${flag} ${path.join(file, example)}`,
       });
+    if (flag === '--journal' && stat && !stat.isFile()) throw notRegular(file); // before its lock: none left in /dev (audit27)
     const folder = isPart(path.basename(file)) && folders.find((f) => path.resolve(f) === path.resolve(path.dirname(file)));
     const read = `${flag} ${file} is in the input folder ${folder}: a later run would read it as input`;
     if (folder) throw new UsageError(read, { hint: 'write it outside the folder' });

@@ -119,6 +119,12 @@ function headerOf(line: string): Header | undefined {
 
 type Loaded = ReturnType<typeof begun>;
 
+// --journal /dev/full read gigabytes into memory with SIGTERM unheard, a FIFO waited for a writer (audit27 #6).
+export const notRegular = (file: string) =>
+  new UsageError(`--journal ${file} is a device or a FIFO, not a regular file; nothing was sent`, {
+    hint: 'name a file, e.g. --journal b.journal',
+  });
+
 /** What a journal whose first line is `first` records, once its records are read into it; refused unless it is a journal of this version. */
 function begun(file: string, first: string) {
   const header = headerOf(first);
@@ -174,8 +180,9 @@ function lines(file: string, into: { loaded?: Loaded; skip?: boolean }, bytes: B
 // A MiB a turn, its records read as bytes: read whole into one string, a journal of 28 million rows passed what a string holds (exit 70),
 // 10 million rows held 2.1 GB for 8 s, deaf to signals (audit27). A stop signal ends the read: nothing was sent, nothing made is left.
 async function load(file: string, stop: AbortSignal | undefined): Promise<Loaded> {
-  const handle = await fs.promises.open(file, 'r');
+  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); // a FIFO swapped in: refused, not waited on
   try {
+    if (!(await handle.stat()).isFile()) throw notRegular(file);
     const into: { loaded?: Loaded; skip?: boolean } = {};
     let [buffer, base, held] = [Buffer.allocUnsafe(1024 * 1024), 0, 0];
     for (let n; (n = (await handle.read(buffer, held, buffer.length - held, base + held)).bytesRead) > 0;) {

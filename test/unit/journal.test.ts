@@ -2,6 +2,7 @@
  * The batch journal read back: what an earlier run recorded, a record torn by a kill, and the
  * journals it refuses (another input, another shard, not a journal, one that exists without --resume).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,6 +97,14 @@ describe('the journal', () => {
     const other = path.join(dir, 'notes.txt');
     fs.writeFileSync(other, 'hello\n');
     expect(await refusal(() => Journal.open(other, options({ resume: true })))).toContain('is not a trigger batch journal');
+  });
+
+  it('refuses a FIFO put in its place after the command checked the path: opened without waiting for a writer (audit27 #6)', async () => {
+    const file = path.join(dir, 'j');
+    expect(spawnSync('mkfifo', [file]).status).toBe(0);
+    expect(await refusal(() => Journal.open(file, options({ resume: true })))).toBe(
+      `--journal ${file} is a device or a FIFO, not a regular file; nothing was sent`,
+    );
   });
 
   it('never holds the key: only line numbers, outcomes and the reasons it is given', async () => {
