@@ -92,6 +92,11 @@ function valueReader(element: SchemaElement): (raw: unknown) => string | undefin
   };
 }
 
+/** What went wrong in hyparquet's words when they say it (PAR1 missing, a length past the end), not its internals' (a TypeError, thrift). */
+const said = (error: unknown, part: string) =>
+  error instanceof TypeError || error instanceof RangeError || /^thrift /.test((error as Error).message)
+    ? `${part} is damaged: it could not be decoded`
+    : (error as Error).message.replace(/^parquet /, '');
 const WHOLE = 'check that the export finished and the file was copied whole (a Parquet file ends with its footer)';
 const broken = (name: string, why: string) =>
   new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, { hint: WHOLE });
@@ -100,7 +105,7 @@ const broken = (name: string, why: string) =>
  * keeps the rows read and not sent, and prints the command for the rest, as for a .gz cut short (audit24: "nothing was sent" after 2,500).
  */
 const damaged = (name: string, row: number, error: unknown) =>
-  new Damaged(`${name}: its rows from ${row} on cannot be read (${(error as Error).message})`, { hint: WHOLE, cause: error as Error });
+  new Damaged(`${name}: its rows from ${row} on cannot be read (${said(error, 'a page')})`, { hint: WHOLE, cause: error as Error });
 
 /**
  * Rows decoded at once. A row group can hold millions of rows (Spark writes 128 MB groups), and decoding one whole, as hyparquet's row
@@ -120,6 +125,20 @@ function refuseCodecs(metadata: FileMetaData, name: string, read: (string | unde
   if (unread) throw new UsageError(`${name} is compressed with ${unread}, which this Node cannot read; nothing was sent`, { hint });
 }
 
+// Counts that do not add up are damage: a group's count lost read as 0 rows, exit 0; 10^12 rows over 1,000 made up rows until the disk was
+// full (audit27). A column read holds a value a row of each group: REQUIRED, exactly; OPTIONAL, at most (its nulls counted or not).
+function refuseCounts(metadata: FileMetaData, name: string, read: (SchemaElement | undefined)[]): void {
+  const counts = metadata.row_groups.map((g) => g.num_rows);
+  const rows = counts.every((n) => typeof n === 'bigint') ? counts.reduce((sum, n) => sum + n, 0n) : 'an unknown number of';
+  if (rows !== metadata.num_rows) throw broken(name, `its row groups hold ${rows} rows, and its footer says ${metadata.num_rows}`);
+  for (const [i, group] of metadata.row_groups.entries())
+    for (const e of read.filter((e): e is SchemaElement => e !== undefined && e.repetition_type !== 'REPEATED')) {
+      const n = group.columns.find((c) => c.meta_data?.path_in_schema[0] === e.name)?.meta_data?.num_values;
+      if (n === undefined || n > group.num_rows || (e.repetition_type === 'REQUIRED' && n !== group.num_rows))
+        throw broken(name, `its column ${e.name} holds ${n ?? 'no'} values in row group ${i + 1}, which has ${group.num_rows} rows`);
+    }
+}
+
 /** Finds a file's columns from its footer (broken, or a column missing: a usage error); gives its rows' reader, by row group slices. */
 export async function openParquet(file: string, name: string, options: ReadOptions): Promise<(options: ReadOptions) => RowSource> {
   const { asyncBufferFromFile, parquetMetadataAsync, parquetScan, parquetSchema } = await import('hyparquet');
@@ -129,7 +148,7 @@ export async function openParquet(file: string, name: string, options: ReadOptio
     if (buffer.byteLength < 12) throw new Error(`it is only ${buffer.byteLength} bytes`);
     metadata = await parquetMetadataAsync(buffer);
   } catch (error) {
-    throw broken(name, (error as Error).message.replace(/^parquet /, ''));
+    throw broken(name, said(error, 'its footer'));
   }
   const tree = parquetSchema(metadata);
   const top = tree.children.map((c) => c.element);
@@ -156,6 +175,7 @@ export async function openParquet(file: string, name: string, options: ReadOptio
   }
   const valueText = value ? valueReader(value) : () => undefined;
   refuseCodecs(metadata, name, [trigger?.name, user.name, value?.name]);
+  refuseCounts(metadata, name, [trigger, user, value]);
 
   async function* rows(options: ReadOptions): AsyncGenerator<Row[]> {
     youngGenerationForParquet();
@@ -168,7 +188,11 @@ export async function openParquet(file: string, name: string, options: ReadOptio
     }
     const read = async (column: string | undefined, rowStart: number, rowEnd: number) => {
       try {
-        return column === undefined ? undefined : await scan.readColumn({ column, rowStart, rowEnd });
+        const values = column === undefined ? undefined : await scan.readColumn({ column, rowStart, rowEnd });
+        // Fewer than its rows (pages cut short, or past the file's end), or a hole (an index past its dictionary): damage, not rows with no id.
+        if (values && (values.length !== rowEnd - rowStart || Array.prototype.includes.call(values, undefined)))
+          throw new Error(`its column ${column} does not hold the ${rowEnd - rowStart} values of these rows`);
+        return values;
       } catch (error) {
         throw damaged(name, rowStart + 1, error);
       }

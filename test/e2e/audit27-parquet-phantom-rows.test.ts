@@ -68,10 +68,67 @@ describe('a Parquet file whose data does not hold what its footer says', () => {
       }),
     );
     const result = await batch(file);
-    expect(server.requests.length).toBeLessThanOrEqual(ROWS); // the 20 real rows are sent (on ae48731; a fix may stop before)...
-    // ...but on ae48731 40 more are made up: "p,,,"line 21: invalid, not sent: empty userId (as read: ,,)"", … line 60; exit 1.
+    // On ae48731 the 20 real rows were sent, and 40 more made up: "p,,,"line 21: invalid, not sent: empty userId (as read: ,,)"", …
+    // line 60; exit 1. fix27d: the counts are checked as the file opens, so it is refused before a row is sent.
     expect(result.empty).toBe(0);
+    expect(server.requests).toHaveLength(0);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${file} is not a readable Parquet file: its column uid holds 20 values in row group 1, which has 60 rows`,
+    );
+  });
+
+  it('a footer that says fewer rows than the column holds: not "✔ 10 accepted of 10 rows", the other 10 lost unsaid', async () => {
+    const file = path.join(box.home, 'fewer.parquet');
+    fs.writeFileSync(
+      file,
+      withFooter(write(file), (m) => {
+        m.num_rows = BigInt(ROWS / 2);
+        m.row_groups[0]!.num_rows = BigInt(ROWS / 2);
+      }),
+    );
+    const result = await batch(file);
+    // Before (9acec57): "✔ 10 accepted of 10 rows", exit 0.
+    expect({ code: result.code, stdout: result.stdout, requests: server.requests.length }).toEqual({ code: 2, stdout: '', requests: 0 });
+    expect(result.stderr).toContain('its column uid holds 20 values in row group 1, which has 10 rows; nothing was sent');
+  });
+
+  it('a data page past the end of the file: its rows are damage, not rows with no user', async () => {
+    const file = path.join(box.home, 'past.parquet');
+    const bytes = write(file);
+    fs.writeFileSync(
+      file,
+      withFooter(bytes, (m) => {
+        const chunk = m.row_groups[0]!.columns[0]!.meta_data!;
+        chunk.data_page_offset = BigInt(bytes.length + 1000);
+        delete chunk.dictionary_page_offset;
+      }),
+    );
+    const result = await batch(file);
+    // Before (9acec57): the 20 rows kept as "invalid, not sent: empty userId (as read: ,,)", exit 1.
+    expect(result.empty).toBe(0);
+    expect(server.requests).toHaveLength(0);
     expect(`${result.stdout}${result.stderr}`).toContain('could not be read');
+  });
+
+  it('a footer whose fields are of the wrong type: said to be damaged, not in the words of the library inside', async () => {
+    const file = path.join(box.home, 'field.parquet');
+    const bytes = write(file);
+    const length = bytes.readUInt32LE(bytes.length - 8);
+    // Field 5 of the footer's struct (key_value_metadata, a list) given as an i32 (thrift compact: type 5, field id 5 as zigzag 10).
+    const footer = Buffer.concat([bytes.subarray(bytes.length - 8 - length, bytes.length - 9), Buffer.from([0x05, 0x0a, 0x02, 0x00])]);
+    const tail = Buffer.alloc(8);
+    tail.writeUInt32LE(footer.length, 0);
+    tail.write('PAR1', 4);
+    fs.writeFileSync(file, Buffer.concat([bytes.subarray(0, bytes.length - 8 - length), footer, tail]));
+    const result = await batch(file);
+    // Before (9acec57): "… is not a readable Parquet file: metadata.field_5?.map is not a function; nothing was sent".
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: ${file} is not a readable Parquet file: its footer is damaged: it could not be decoded; nothing was sent — ` +
+        'check that the export finished and the file was copied whole (a Parquet file ends with its footer)\n',
+    );
+    expect(server.requests).toHaveLength(0);
   });
 
   it("a row group whose row count is lost (the file's own count still 20): the file is not read as no rows with exit 0", async () => {
