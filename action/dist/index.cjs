@@ -883,14 +883,14 @@ function proxyNetworkError(proxy, context, info2, tries) {
 function tlsProblem(error2) {
   let e = error2;
   for (let depth = 0; e && depth < 5; depth++, e = e.cause) {
-    const said2 = `${String(e.code)} ${String(e.message)}`;
+    const said3 = `${String(e.code)} ${String(e.message)}`;
     if (e.code === "ERR_TLS_CERT_ALTNAME_INVALID")
       return `the certificate is trusted but not for this host (${String(e.reason).replace(/[.:\s]+$/, "")}): use a name it is for, or give it one for this host`;
-    if (/CERT_HAS_EXPIRED|CERT_NOT_YET_VALID/.test(said2))
-      return `the server's certificate ${/EXPIRED/.test(said2) ? "has expired" : "is not valid yet"}: it needs a new one, or this machine's clock is wrong`;
-    if (/PROTOCOL_VERSION|protocol version|UNSUPPORTED_PROTOCOL/.test(said2))
+    if (/CERT_HAS_EXPIRED|CERT_NOT_YET_VALID/.test(said3))
+      return `the server's certificate ${/EXPIRED/.test(said3) ? "has expired" : "is not valid yet"}: it needs a new one, or this machine's clock is wrong`;
+    if (/PROTOCOL_VERSION|protocol version|UNSUPPORTED_PROTOCOL/.test(said3))
       return "the server speaks only an old TLS (1.0 or 1.1), which Node refuses: it must allow TLS 1.2 or later";
-    if (/UNABLE_TO_VERIFY_LEAF_SIGNATURE/.test(said2))
+    if (/UNABLE_TO_VERIFY_LEAF_SIGNATURE/.test(said3))
       return `${privateCa()}; or the server does not send its intermediate certificate: fix its chain, or add the intermediate to NODE_EXTRA_CA_CERTS's file`;
   }
   return void 0;
@@ -4427,8 +4427,8 @@ function hash32(text) {
   return hash;
 }
 function inShard(row, shard2) {
-  const { record } = row;
-  const key = row.userId ?? `\0${record.format === "csv" ? record.raw ?? record.fields.join(",") : record.raw}`;
+  const { record: record2 } = row;
+  const key = row.userId ?? `\0${record2.format === "csv" ? record2.raw ?? record2.fields.join(",") : record2.raw}`;
   return hash32(key) % shard2.count === shard2.index - 1;
 }
 async function* shardRows(rows2, shard2) {
@@ -5165,13 +5165,13 @@ function shellQuote(text, { always = false } = {}) {
   return HAS_UNSEEN.test(text) ? ansiQuote(text) : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 function curlCommand(url, body, headers) {
-  const lines = Object.entries(headers).map(([name, value]) => {
+  const lines2 = Object.entries(headers).map(([name, value]) => {
     const title = name.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase());
     return name === "authorization" ? `  -H "${title}: Bearer $TRIGGER_API_KEY"` : `  -H ${shellQuote(`${title}: ${value}`, { always: true })}`;
   });
   return [
     `curl --fail-with-body --silent --show-error --path-as-is -X POST ${shellQuote(url, { always: true })}`,
-    ...lines,
+    ...lines2,
     `  --data-raw ${shellQuote(body, { always: true })}`
   ].join(" \\\n");
 }
@@ -21104,17 +21104,17 @@ var require_dns = __commonJS({
         const timestamp = Date.now();
         const records = { records: { 4: null, 6: null } };
         let minTTL = this.#maxTTL;
-        for (const record of addresses) {
-          record.timestamp = timestamp;
-          if (typeof record.ttl === "number") {
-            record.ttl = Math.min(record.ttl, this.#maxTTL);
-            minTTL = Math.min(minTTL, record.ttl);
+        for (const record2 of addresses) {
+          record2.timestamp = timestamp;
+          if (typeof record2.ttl === "number") {
+            record2.ttl = Math.min(record2.ttl, this.#maxTTL);
+            minTTL = Math.min(minTTL, record2.ttl);
           } else {
-            record.ttl = this.#maxTTL;
+            record2.ttl = this.#maxTTL;
           }
-          const familyRecords = records.records[record.family] ?? { ips: [] };
-          familyRecords.ips.push(record);
-          records.records[record.family] = familyRecords;
+          const familyRecords = records.records[record2.family] ?? { ips: [] };
+          familyRecords.ips.push(record2);
+          records.records[record2.family] = familyRecords;
         }
         this.storage.set(origin.hostname, records, { ttl: minTTL });
       }
@@ -35780,9 +35780,9 @@ var init_ora = __esm({
           const actualLineCount = this.#computeLineCountFrom(frameContent, columns2);
           const consoleHeight = this.#stream.rows;
           if (consoleHeight && consoleHeight > 1 && actualLineCount > consoleHeight) {
-            const lines = frameContent.split("\n");
+            const lines2 = frameContent.split("\n");
             const maxLines = consoleHeight - 1;
-            frameContent = [...lines.slice(0, maxLines), "... (content truncated to fit terminal)"].join("\n");
+            frameContent = [...lines2.slice(0, maxLines), "... (content truncated to fit terminal)"].join("\n");
           }
           const canContinue = this.#internalWrite(() => this.#stream.write(frameContent));
           if (canContinue === false && this.#stream.isTTY) {
@@ -36767,27 +36767,27 @@ function catalogError(file, problems) {
   const hint = "fix it (trigger triggers check lists every problem), or pass --no-catalog to do without it";
   return new ConfigError(`catalog ${where2}: ${first.message}${more}`, { hint });
 }
-function remember(record, file, identity, known) {
+function remember(record2, file, identity, known) {
   const { [file]: _earlier, ...others } = known;
   const entries = Object.entries({ ...others, [file]: identity }).slice(-MAX_REMEMBERED);
   const text = `${JSON.stringify(Object.fromEntries(entries))}
 `;
   tryOr(() => {
-    makeFolders(import_node_path7.default.dirname(record));
-    writeFileAtomic(record, text, { mode: 384, forceMode: true, follow: false });
+    makeFolders(import_node_path7.default.dirname(record2));
+    writeFileAtomic(record2, text, { mode: 384, forceMode: true, follow: false });
   });
 }
 function loadCatalog(found2, options = {}) {
   const { path: file, source } = typeof found2 === "string" ? { path: found2, source: "flag" } : found2;
   const { text, stat, real } = readCatalogFile(file, { source, env: options.env, write: options.write });
-  const record = options.checkedRecord;
-  const known = record === void 0 ? void 0 : readOwnRecord(record, MAX_RECORD_BYTES);
+  const record2 = options.checkedRecord;
+  const known = record2 === void 0 ? void 0 : readOwnRecord(record2, MAX_RECORD_BYTES);
   const identity = `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   const checked = known?.[file] === identity ? tryOr(() => parseJson(text)) : void 0;
   if (checked !== void 0) return { path: file, text, data: checked, real, stat };
   const parsed2 = parseCatalog(text);
   if (!parsed2.data) throw catalogError(file, parsed2.problems);
-  if (record !== void 0 && known !== void 0 && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record, file, identity, known);
+  if (record2 !== void 0 && known !== void 0 && Date.now() - stat.ctimeMs >= SETTLED_MS) remember(record2, file, identity, known);
   return { path: file, text, data: parsed2.data, real, stat };
 }
 function idIn(key, entry, profile) {
@@ -37322,9 +37322,9 @@ function wideEncoding(bytes) {
 }
 function wholeLines(bytes, line2, items) {
   try {
-    const lines = (line2 === 1 ? lineOne : strict).decode(bytes).split("\n");
-    for (const text of lines) items.push(text);
-    return lines.length;
+    const lines2 = (line2 === 1 ? lineOne : strict).decode(bytes).split("\n");
+    for (const text of lines2) items.push(text);
+    return lines2.length;
   } catch {
     let n = 0;
     for (let from = 0; from <= bytes.length; n++) {
@@ -37444,11 +37444,11 @@ function parseColumns(text) {
   }
   return names;
 }
-function makeRow(line2, record, fields, options) {
+function makeRow(line2, record2, fields, options) {
   const triggerId = fields.triggerId || options.trigger;
   const unknownBefore = typeof fields.error === "string" && UNKNOWN_ERROR.test(fields.error) || void 0;
   const given = fields.value || void 0;
-  const row = { line: line2, record, triggerId, userId: fields.userId, value: given, event: void 0, invalid: void 0, unknownBefore };
+  const row = { line: line2, record: record2, triggerId, userId: fields.userId, value: given, event: void 0, invalid: void 0, unknownBefore };
   const cut = typeof fields.error === "string" ? CUT_ERROR.exec(fields.error) : null;
   if (cut) row.invalid = cut[1].includes("mend it") ? cut[1] : `${cut[1]} (mend it in the file it came from, and send it from there)`;
   else if (!triggerId) row.invalid = `no triggerId: add a triggerId column or field, or pass --trigger${blank(options)}`;
@@ -37466,8 +37466,8 @@ function makeRow(line2, record, fields, options) {
   }
   return row;
 }
-function invalidRow(line2, record, reason2) {
-  return { line: line2, record, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
+function invalidRow(line2, record2, reason2) {
+  return { line: line2, record: record2, triggerId: void 0, userId: void 0, value: void 0, invalid: reason2 };
 }
 function columnAt(names, name) {
   const exact = names.indexOf(name);
@@ -37504,18 +37504,18 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
   return columns2;
 }
 function csvRow(fields, line2, header, columns2, options) {
-  const record = { format: "csv", fields };
+  const record2 = { format: "csv", fields };
   let error2 = columns2.error >= 0 && (fields[fields.length === header.length ? columns2.error : fields.length - 1] ?? "");
   if (error2 && !(columns2.ours ??= /^line \d+: /.test(error2))) [error2, columns2.error] = [false, -1];
   const kept = error2 !== false && (!fields[columns2.user] || fields.some((f) => f.startsWith('"'))) && KEPT_ERROR.exec(error2);
-  if (kept && (!fields[columns2.user] || kept[1].startsWith("a quoted field"))) return invalidRow(line2, record, kept[1]);
+  if (kept && (!fields[columns2.user] || kept[1].startsWith("a quoted field"))) return invalidRow(line2, record2, kept[1]);
   if (fields.length !== header.length)
-    return invalidRow(line2, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
+    return invalidRow(line2, record2, `expected ${header.length} fields as in the header, got ${fields.length}`);
   const again = fields.every((text, i) => text === header[i] || i === 0 && text === `\uFEFF${header[0]}`);
-  if (again) return invalidRow(line2, record, "the header again (give the files, not cat of them)");
+  if (again) return invalidRow(line2, record2, "the header again (give the files, not cat of them)");
   const at = (column) => column >= 0 ? fields[column] : void 0;
   const named = { triggerId: at(columns2.trigger), userId: fields[columns2.user], value: at(columns2.value), error: at(columns2.error) };
-  return makeRow(line2, record, named, options);
+  return makeRow(line2, record2, named, options);
 }
 function readCsv(stream, options, format2) {
   const separator = FORMAT_TABLE[format2].separator ?? ",";
@@ -37599,14 +37599,14 @@ function readNdjson(stream, options) {
     const [triggerId, userId, value, error2] = [object[names.triggerId], object[names.userId], object[names.value], object.error];
     if (error2 != null && error2 !== "") ours ??= typeof error2 === "string" && /^line \d+: /.test(error2);
     const valueText = typeof value === "number" ? valueTextIn(text, value, names.value) : void 0;
-    const record = { format: "ndjson", object, valueText, raw: withoutCr(text) };
+    const record2 = { format: "ndjson", object, valueText, raw: withoutCr(text) };
     const escaped2 = text.includes("\\");
     const repeated = quoted.find((name) => twice(text, name, escaped2));
     const problem = repeated ? `${repeated} is in the object twice: keep one (JSON readers differ on which counts)` : triggerId !== void 0 && triggerId !== null && typeof triggerId !== "string" ? `"${names.triggerId}" must be a string, not ${describe2(triggerId)}` : typeof userId === "number" && !Number.isSafeInteger(userId) ? `"${names.userId}" is a number too large (or not whole) to keep exactly; write it as a string, e.g. "${names.userId}":"${valueTextIn(text, userId, names.userId)}"` : userId !== void 0 && typeof userId !== "string" && typeof userId !== "number" ? `"${names.userId}" must be a string, not ${describe2(userId)}` : value !== void 0 && value !== null && typeof value !== "number" && typeof value !== "string" ? `"${names.value}" must be a number, not ${describe2(value)}` : void 0;
     if (problem) {
       const bad = (key) => JSON.stringify(names[key]) === repeated;
       return {
-        ...invalidRow(line2, { ...record, asRead: true }, problem),
+        ...invalidRow(line2, { ...record2, asRead: true }, problem),
         triggerId: bad("triggerId") || triggerId != null && typeof triggerId !== "string" ? void 0 : triggerId || options.trigger,
         userId: bad("userId") || !(typeof userId === "string" || Number.isSafeInteger(userId)) ? void 0 : String(userId),
         value: bad("value") ? void 0 : valueText ?? (typeof value === "string" ? value : void 0)
@@ -37618,7 +37618,7 @@ function readNdjson(stream, options) {
       value: typeof value === "number" ? valueText : value ?? void 0,
       error: ours && error2
     };
-    return makeRow(line2, record, fields, options);
+    return makeRow(line2, record2, fields, options);
   };
   const rows2 = mapLines(stream, options, toRow);
   return { rows: options.columns ? withMembers(rows2, options.columns) : rows2, header: () => void 0 };
@@ -37629,10 +37629,10 @@ async function* withMembers(rows2, wanted) {
   const objects = first.value.flatMap((row) => row.record.format === "ndjson" && row.record.object ? [row.record.object] : []);
   const absent = Object.keys(wanted).find((k) => !objects.some((o) => wanted[k] in o));
   const members = excerpt([...new Set(objects.flatMap((o) => Object.keys(o)))].join(", "));
-  const lines = `${first.value[0].line}-${first.value.at(-1).line}`;
+  const lines2 = `${first.value[0].line}-${first.value.at(-1).line}`;
   const hint = `check --columns ${absent}=${absent && wanted[absent]}`;
   if (objects.length && absent)
-    throw new UsageError(`no object of lines ${lines} has a "${wanted[absent]}" member (theirs: ${members})`, { hint });
+    throw new UsageError(`no object of lines ${lines2} has a "${wanted[absent]}" member (theirs: ${members})`, { hint });
   yield first.value;
   yield* rows2;
 }
@@ -37700,52 +37700,52 @@ var init_rows = __esm({
           }
           return true;
         }
-        const record = this.#open ?? { line: line2, items: [], size: 0, fields: [], field: "" };
-        if (this.#parse(record, item, this.#open !== void 0)) {
+        const record2 = this.#open ?? { line: line2, items: [], size: 0, fields: [], field: "" };
+        if (this.#parse(record2, item, this.#open !== void 0)) {
           this.#open = void 0;
-          this.toRow(record.fields, record.line, out);
+          this.toRow(record2.fields, record2.line, out);
           return true;
         }
-        this.#open = record;
-        record.items.push({ line: line2, item });
-        record.size += item.length + 1;
-        if (record.size > MAX_LINE_BYTES) this.#giveUp("a quoted field opens on this line and does not close within 1 MiB", out);
+        this.#open = record2;
+        record2.items.push({ line: line2, item });
+        record2.size += item.length + 1;
+        if (record2.size > MAX_LINE_BYTES) this.#giveUp("a quoted field opens on this line and does not close within 1 MiB", out);
         return true;
       }
       /** Reads a line into the record; false when it ends inside a quoted field (`quoted`: it starts in one). */
-      #parse(record, line2, quoted) {
+      #parse(record2, line2, quoted) {
         let i = 0;
         for (; ; ) {
           if (!quoted) {
             if (line2.charCodeAt(i) !== QUOTE) {
               const at2 = line2.indexOf(this.separator, i);
               if (at2 < 0) {
-                record.fields.push(withoutCr(line2.slice(i)));
+                record2.fields.push(withoutCr(line2.slice(i)));
                 return true;
               }
-              record.fields.push(line2.slice(i, at2));
+              record2.fields.push(line2.slice(i, at2));
               i = at2 + 1;
               continue;
             }
-            record.field = "";
-            record.opened = i++;
+            record2.field = "";
+            record2.opened = i++;
             quoted = true;
           }
           const quote = line2.indexOf('"', i);
           if (quote < 0) {
-            record.field += `${line2.slice(i)}
+            record2.field += `${line2.slice(i)}
 `;
             return false;
           }
-          record.field += line2.slice(i, quote);
+          record2.field += line2.slice(i, quote);
           if (line2.charCodeAt(quote + 1) === QUOTE) {
-            record.field += '"';
+            record2.field += '"';
             i = quote + 2;
             continue;
           }
           const at = line2.indexOf(this.separator, quote + 1);
           const tail = at < 0 ? withoutCr(line2.slice(quote + 1)) : line2.slice(quote + 1, at);
-          record.fields.push(tail === "" ? record.field : `${record.field}"${tail}`);
+          record2.fields.push(tail === "" ? record2.field : `${record2.field}"${tail}`);
           if (at < 0) return true;
           i = at + 1;
           quoted = false;
@@ -37760,9 +37760,9 @@ var init_rows = __esm({
       }
       /** A line kept as read, as fields: an open quote's rest as written is the last (so its failed-file line has an error column). */
       static kept(raw, separator) {
-        const record = { line: 0, items: [], size: 0, fields: [], field: "" };
-        const whole = new _CsvRecords(separator, () => void 0).#parse(record, raw, false);
-        return whole ? record.fields : [...record.fields, raw.slice(record.opened)];
+        const record2 = { line: 0, items: [], size: 0, fields: [], field: "" };
+        const whole = new _CsvRecords(separator, () => void 0).#parse(record2, raw, false);
+        return whole ? record2.fields : [...record2.fields, raw.slice(record2.opened)];
       }
     };
     keptFields = CsvRecords.kept;
@@ -37774,13 +37774,13 @@ var init_rows = __esm({
 
 // src/batch/failed.ts
 function failedLine(row, error2, header, separator = ",") {
-  const record = row.record;
-  const named = header && record.format === "csv" && record.fields?.[columnAt(header, "file")] ? record.fields[columnAt(header, "error")] : "";
+  const record2 = row.record;
+  const named = header && record2.format === "csv" && record2.fields?.[columnAt(header, "file")] ? record2.fields[columnAt(header, "error")] : "";
   const reason2 = `line ${/^line (\d+):/.exec(named ?? "")?.[1] ?? row.line}: ${error2}`;
-  switch (record.format) {
+  switch (record2.format) {
     case "csv": {
       const errorAt = header ? columnAt(header, "error") : -1;
-      const fields = record.raw === void 0 ? [...record.fields] : keptFields(record.raw, separator);
+      const fields = record2.raw === void 0 ? [...record2.fields] : keptFields(record2.raw, separator);
       const width = header?.length ?? fields.length;
       while (fields.length < width) fields.push("");
       if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason2;
@@ -37789,16 +37789,16 @@ function failedLine(row, error2, header, separator = ",") {
       return csvLine(fields, separator);
     }
     case "ndjson": {
-      if (!record.object) return `${JSON.stringify({ error: reason2, input: record.raw })}
+      if (!record2.object) return `${JSON.stringify({ error: reason2, input: record2.raw })}
 `;
-      if (!("error" in record.object)) {
-        const raw = record.raw.trimEnd();
-        const empty = Object.keys(record.object).length === 0;
+      if (!("error" in record2.object)) {
+        const raw = record2.raw.trimEnd();
+        const empty = Object.keys(record2.object).length === 0;
         return `${raw.slice(0, -1).trimEnd()}${empty ? "" : ","}"error":${JSON.stringify(reason2)}}
 `;
       }
-      const { error: _, ...members } = record.object;
-      if (typeof members.value === "number" && record.valueText) members.value = rawJson(record.valueText);
+      const { error: _, ...members } = record2.object;
+      if (typeof members.value === "number" && record2.valueText) members.value = rawJson(record2.valueText);
       return `${toJson({ ...members, error: reason2 })}
 `;
     }
@@ -37889,9 +37889,9 @@ var init_failed = __esm({
       }
       /** The row as the columns a batch sends, its file, and the reason (with the line as read, if unreadable). */
       #normalizedLine(row, reason2) {
-        const { record } = row;
-        const text = () => record.format === "csv" ? record.raw ?? csvLine(record.fields).trimEnd() : record.raw.trimEnd();
-        const unreadable2 = record.format === "csv" ? record.raw !== void 0 : !record.object || record.asRead;
+        const { record: record2 } = row;
+        const text = () => record2.format === "csv" ? record2.raw ?? csvLine(record2.fields).trimEnd() : record2.raw.trimEnd();
+        const unreadable2 = record2.format === "csv" ? record2.raw !== void 0 : !record2.object || record2.asRead;
         const columns2 = unreadable2 ? ["", "", ""] : [row.triggerId ?? "", row.userId ?? "", row.value ?? ""];
         const kept = unreadable2 || (!row.triggerId || !row.userId) && text() !== csvLine(columns2).trimEnd();
         const file = this.#normalized.file ? [row.file ?? ""] : [];
@@ -38051,10 +38051,10 @@ function summaryLines(s, c) {
     if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
     if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
   }
-  const lines = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
-  if (notRead) lines.push(notRead);
-  if (s.pace) lines.push(c.dim(`  ${paceWords(s.pace)}`));
-  return [...lines, ...keptLines(s, c)];
+  const lines2 = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
+  if (notRead) lines2.push(notRead);
+  if (s.pace) lines2.push(c.dim(`  ${paceWords(s.pace)}`));
+  return [...lines2, ...keptLines(s, c)];
 }
 function notReadLine({ line: line2, dropped, file: named, damaged: damaged2, why, later = [], rest }, c, resume) {
   const file = named && printable(named);
@@ -38084,25 +38084,25 @@ function keptLines(s, c) {
   const kept = rowsNotAccepted(counts);
   if (kept === 0) return [];
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
-  const lines = [];
+  const lines2 = [];
   if (s.notKept) {
     const lost = `  ${s.failedFile} could not be written (${s.notKept.why}): ${rows(s.notKept.rows)} could not be kept; it holds ${rows(s.notKept.kept)}`;
-    lines.push(c.error(lost) + (s.next?.resume ? `; once there is room, carry the batch on with: ${s.next.command}` : ""));
+    lines2.push(c.error(lost) + (s.next?.resume ? `; once there is room, carry the batch on with: ${s.next.command}` : ""));
   } else {
     const them = kept === 1 ? "it" : "them";
     const next = s.next && s.next.command !== s.notReadAfter?.rest ? `; ${s.next.resume ? "carry the batch on with" : s.signal || s.halted ? `send ${them} later with` : `once the cause is fixed, send ${them} with`}: ${s.next.command}` : "";
-    lines.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
+    lines2.push(`  ${rows(kept)} kept in ${s.failedFile}${next}`);
   }
   if (s.journalBehind) {
     const behind = `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`;
-    lines.push(c.error(behind));
+    lines2.push(c.error(behind));
   }
   if (counts.unknown && !s.next?.resume) {
     const one = counts.unknown === 1;
     const unknown = `  ${one ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${one ? "it" : "them"}; add --retry-unknown once you know ${one ? "it was" : "they were"} not recorded`;
-    lines.push(c.warn(unknown));
+    lines2.push(c.warn(unknown));
   }
-  return lines;
+  return lines2;
 }
 function stepSummary(name, s) {
   const { counts, pace } = s;
@@ -38266,11 +38266,11 @@ function wkbToGeojson(reader) {
     }
     return { type: "MultiPoint", coordinates: points };
   } else if (flags.type === 5) {
-    const lines = [];
+    const lines2 = [];
     for (let i = 0; i < flags.count; i++) {
-      lines.push(readLine(reader, getFlags(reader)));
+      lines2.push(readLine(reader, getFlags(reader)));
     }
-    return { type: "MultiLineString", coordinates: lines };
+    return { type: "MultiLineString", coordinates: lines2 };
   } else if (flags.type === 6) {
     const polygons = [];
     for (let i = 0; i < flags.count; i++) {
@@ -39440,18 +39440,18 @@ function pathsNeededForFilter(filter) {
 function columnsNeededForFilter(filter) {
   return [...new Set(pathsNeededForFilter(filter).map((path18) => path18.split(".")[0]))];
 }
-function matchFilter(record, filter, strict3 = true) {
+function matchFilter(record2, filter, strict3 = true) {
   if ("$and" in filter && Array.isArray(filter.$and)) {
-    return filter.$and.every((subQuery) => matchFilter(record, subQuery, strict3));
+    return filter.$and.every((subQuery) => matchFilter(record2, subQuery, strict3));
   }
   if ("$or" in filter && Array.isArray(filter.$or)) {
-    return filter.$or.some((subQuery) => matchFilter(record, subQuery, strict3));
+    return filter.$or.some((subQuery) => matchFilter(record2, subQuery, strict3));
   }
   if ("$nor" in filter && Array.isArray(filter.$nor)) {
-    return !filter.$nor.some((subQuery) => matchFilter(record, subQuery, strict3));
+    return !filter.$nor.some((subQuery) => matchFilter(record2, subQuery, strict3));
   }
   return Object.entries(filter).every(([field2, condition]) => {
-    const value = resolve(record, field2);
+    const value = resolve(record2, field2);
     if (typeof condition !== "object" || condition === null || Array.isArray(condition)) {
       return equals(value, condition, strict3);
     }
@@ -39643,8 +39643,8 @@ function unionRanges(a, b) {
   }
   return out;
 }
-function resolve(record, path18) {
-  let value = record;
+function resolve(record2, path18) {
+  let value = record2;
   for (const part of path18.split(".")) {
     value = value?.[part];
   }
@@ -42133,6 +42133,17 @@ function refuseCodecs(metadata, name, read) {
   const hint = unread === "ZSTD" ? "use Node 22.15 or later (it reads zstd), or export with SNAPPY" : "export it with SNAPPY or ZSTD";
   if (unread) throw new UsageError(`${name} is compressed with ${unread}, which this Node cannot read; nothing was sent`, { hint });
 }
+function refuseCounts(metadata, name, read) {
+  const counts = metadata.row_groups.map((g) => g.num_rows);
+  const rows2 = counts.every((n) => typeof n === "bigint") ? counts.reduce((sum, n) => sum + n, 0n) : "an unknown number of";
+  if (rows2 !== metadata.num_rows) throw broken(name, `its row groups hold ${rows2} rows, and its footer says ${metadata.num_rows}`);
+  for (const [i, group] of metadata.row_groups.entries())
+    for (const e of read.filter((e2) => e2 !== void 0 && e2.repetition_type !== "REPEATED")) {
+      const n = group.columns.find((c) => c.meta_data?.path_in_schema[0] === e.name)?.meta_data?.num_values;
+      if (n === void 0 || n > group.num_rows || e.repetition_type === "REQUIRED" && n !== group.num_rows)
+        throw broken(name, `its column ${e.name} holds ${n ?? "no"} values in row group ${i + 1}, which has ${group.num_rows} rows`);
+    }
+}
 async function openParquet(file, name, options) {
   const { asyncBufferFromFile: asyncBufferFromFile2, parquetMetadataAsync: parquetMetadataAsync2, parquetScan: parquetScan2, parquetSchema: parquetSchema2 } = await Promise.resolve().then(() => (init_node(), node_exports));
   let metadata;
@@ -42141,7 +42152,7 @@ async function openParquet(file, name, options) {
     if (buffer.byteLength < 12) throw new Error(`it is only ${buffer.byteLength} bytes`);
     metadata = await parquetMetadataAsync2(buffer);
   } catch (error2) {
-    throw broken(name, error2.message.replace(/^parquet /, ""));
+    throw broken(name, said2(error2, "its footer"));
   }
   const tree = parquetSchema2(metadata);
   const top = tree.children.map((c) => c.element);
@@ -42166,6 +42177,7 @@ async function openParquet(file, name, options) {
   }
   const valueText = value ? valueReader(value) : () => void 0;
   refuseCodecs(metadata, name, [trigger?.name, user.name, value?.name]);
+  refuseCounts(metadata, name, [trigger, user, value]);
   async function* rows2(options2) {
     youngGenerationForParquet();
     let scan;
@@ -42177,7 +42189,10 @@ async function openParquet(file, name, options) {
     }
     const read = async (column, rowStart, rowEnd) => {
       try {
-        return column === void 0 ? void 0 : await scan.readColumn({ column, rowStart, rowEnd });
+        const values = column === void 0 ? void 0 : await scan.readColumn({ column, rowStart, rowEnd });
+        if (values && (values.length !== rowEnd - rowStart || Array.prototype.includes.call(values, void 0)))
+          throw new Error(`its column ${column} does not hold the ${rowEnd - rowStart} values of these rows`);
+        return values;
       } catch (error2) {
         throw damaged(name, rowStart + 1, error2);
       }
@@ -42203,7 +42218,7 @@ async function openParquet(file, name, options) {
   }
   return (options2) => ({ rows: rows2(options2), header: () => void 0 });
 }
-var import_node_zlib, zstd, compressors, bigIntOf, strict2, stringFromBytes, decoding, annotation, scaleOf, typeOf, VALUE_TYPES, ID_TYPES, WHOLE, broken, damaged, SLICE_ROWS;
+var import_node_zlib, zstd, compressors, bigIntOf, strict2, stringFromBytes, decoding, annotation, scaleOf, typeOf, VALUE_TYPES, ID_TYPES, said2, WHOLE, broken, damaged, SLICE_ROWS;
 var init_parquet = __esm({
   "src/batch/parquet.ts"() {
     "use strict";
@@ -42227,9 +42242,10 @@ var init_parquet = __esm({
     typeOf = (e, kind2 = annotation(e)) => kind2 === "DECIMAL" ? `DECIMAL(${e.precision},${scaleOf(e)})` : kind2 ?? (e.num_children ? "STRUCT" : e.type);
     VALUE_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+)| DECIMAL)?|FLOAT|DOUBLE|(FIXED_LEN_)?BYTE_ARRAY( UTF8| STRING| DECIMAL)?)$/;
     ID_TYPES = /^(INT(32|64)( U?INT(EGER|_\d+))?|BYTE_ARRAY( UTF8| STRING| ENUM)?|FIXED_LEN_BYTE_ARRAY UUID)$/;
+    said2 = (error2, part) => error2 instanceof TypeError || error2 instanceof RangeError || /^thrift /.test(error2.message) ? `${part} is damaged: it could not be decoded` : error2.message.replace(/^parquet /, "");
     WHOLE = "check that the export finished and the file was copied whole (a Parquet file ends with its footer)";
     broken = (name, why) => new UsageError(`${name} is not a readable Parquet file: ${why}; nothing was sent`, { hint: WHOLE });
-    damaged = (name, row, error2) => new Damaged(`${name}: its rows from ${row} on cannot be read (${error2.message})`, { hint: WHOLE, cause: error2 });
+    damaged = (name, row, error2) => new Damaged(`${name}: its rows from ${row} on cannot be read (${said2(error2, "a page")})`, { hint: WHOLE, cause: error2 });
     SLICE_ROWS = 65536;
   }
 });
@@ -42582,9 +42598,9 @@ async function checkHeader(file, { columns: columns2, trigger }) {
   const source = file.read({ columns: columns2, trigger, emptyIsNoRows: true });
   const rows2 = source.rows[Symbol.asyncIterator]();
   try {
-    const record = (await rows2.next()).value?.[0]?.record;
+    const record2 = (await rows2.next()).value?.[0]?.record;
     const header = source.header();
-    const reason2 = record?.format === "csv" ? header && record.fields?.[header.lastIndexOf("error")] : record?.object?.["error"];
+    const reason2 = record2?.format === "csv" ? header && record2.fields?.[header.lastIndexOf("error")] : record2?.object?.["error"];
     return typeof reason2 === "string" && /^line \d+: /.test(reason2);
   } catch (error2) {
     throw error2 instanceof UsageError && !(error2 instanceof Damaged) ? new UsageError(`${file.name}: ${error2.message}`, { hint: error2.hint }) : error2;
@@ -42752,16 +42768,13 @@ function headerOf(line2) {
   const header = parsed(line2, null);
   return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
 }
-function load2(file) {
-  const text = import_node_fs11.default.readFileSync(file, "utf8");
-  const whole = text.slice(0, text.lastIndexOf("\n") + 1);
-  const [first, ...records] = whole.split("\n");
-  const header = headerOf(first ?? "");
+function begun(file, first) {
+  const header = headerOf(first);
   const hint = "name a new file for --journal, or the journal an earlier run of this batch wrote";
   if (!header) throw new UsageError(`${file} is not a trigger batch journal`, { hint });
   const message = `the journal ${file} was written by another version of trigger (journal version ${header.version})`;
   if (header.version !== VERSION2) throw new UsageError(message, { hint: "finish that batch with the trigger that started it" });
-  const loaded = {
+  return {
     header,
     states: new Uint8Array(1024),
     // one byte a line: a million lines cost a megabyte
@@ -42771,31 +42784,62 @@ function load2(file) {
     // the failed file the last run that accounted for every row left (absolute), if it said
     rest: void 0,
     // the command it printed for the rows after a damaged file (then no --resume carries it on)
-    whole: Buffer.byteLength(whole)
+    whole: 0
     // bytes up to the end of the last whole record (a record torn by a kill is cut off)
   };
-  for (const record of records) {
-    if (record.startsWith("done")) {
-      loaded.done = true;
-      const said2 = parsed(record.slice(5), null);
-      [loaded.failed, loaded.rest] = [said2?.failed, said2?.rest].map((s) => typeof s === "string" ? s : void 0);
-      continue;
-    }
-    const space = record.indexOf(" ", 2);
-    const line2 = Number(record.slice(2, space < 0 ? void 0 : space));
-    const state = RECORDS[record[0] ?? ""];
-    if (!Number.isSafeInteger(line2) || line2 < 1 || state === void 0) continue;
-    if (line2 >= loaded.states.length) {
-      const grown = new Uint8Array(Math.max(line2 + 1, loaded.states.length * 2));
-      grown.set(loaded.states);
-      loaded.states = grown;
-    }
-    loaded.states[line2] = state;
-    const why = space < 0 ? void 0 : parsed(record.slice(space + 1), void 0);
-    if (typeof why === "string") loaded.reasons.set(line2, why);
-    else loaded.reasons.delete(line2);
+}
+function record(loaded, bytes, from, to) {
+  if (bytes[from] === 100 && bytes.toString("latin1", from, from + 4) === "done") {
+    loaded.done = true;
+    const said3 = parsed(bytes.toString("utf8", from + 5, to), null);
+    [loaded.failed, loaded.rest] = [said3?.failed, said3?.rest].map((s) => typeof s === "string" ? s : void 0);
+    return;
   }
-  return loaded;
+  let [line2, at] = [0, from + 2];
+  for (let digit; at < to && bytes[at] !== 32; at++) line2 = (digit = bytes[at] - 48) >= 0 && digit <= 9 ? line2 * 10 + digit : NaN;
+  const state = RECORDS[String.fromCharCode(bytes[from])];
+  if (!Number.isSafeInteger(line2) || line2 < 1 || state === void 0) return;
+  if (line2 >= loaded.states.length) {
+    const grown = new Uint8Array(Math.max(line2 + 1, loaded.states.length * 2));
+    grown.set(loaded.states);
+    loaded.states = grown;
+  }
+  loaded.states[line2] = state;
+  const why = at < to ? parsed(bytes.toString("utf8", at + 1, to), void 0) : void 0;
+  if (typeof why === "string") loaded.reasons.set(line2, why);
+  else loaded.reasons.delete(line2);
+}
+function lines(file, into, bytes, held2) {
+  let from = 0;
+  for (let nl = bytes.indexOf(10, held2); nl >= 0; from = nl + 1, nl = bytes.indexOf(10, from)) {
+    if (into.loaded && !into.skip) record(into.loaded, bytes, from, nl);
+    else into.loaded ??= begun(file, into.skip ? "" : bytes.toString("utf8", from, nl));
+    into.skip = false;
+  }
+  return from;
+}
+async function load2(file, stop) {
+  const handle = await import_node_fs11.default.promises.open(file, import_node_fs11.default.constants.O_RDONLY | import_node_fs11.default.constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile()) throw notRegular(file);
+    const into = {};
+    let [buffer, base, held2] = [Buffer.allocUnsafe(1024 * 1024), 0, 0];
+    for (let n; (n = (await handle.read(buffer, held2, buffer.length - held2, base + held2)).bytesRead) > 0; ) {
+      if (stop?.aborted) {
+        const message = `interrupted (${stop.reason}) while reading the journal ${file}: nothing was sent; run the command again`;
+        throw new TriggerError("interrupted", message, { signal: stop.reason });
+      }
+      const from = lines(file, into, buffer.subarray(0, held2 + n), held2);
+      [base, held2] = [base + from, buffer.copy(buffer, 0, from, held2 + n)];
+      if (into.loaded && from > 0) into.loaded.whole = base;
+      if (held2 < buffer.length) continue;
+      if (buffer.length < 64 * 1024 * 1024) buffer = Buffer.concat([buffer], buffer.length * 2);
+      else [base, held2, into.skip] = [base + held2, 0, true];
+    }
+    return into.loaded ?? begun(file, "");
+  } finally {
+    await handle.close();
+  }
 }
 function journalInput(file) {
   let fd;
@@ -42816,7 +42860,7 @@ function journalInput(file) {
   }
 }
 function describeLoaded(j) {
-  const count2 = (state) => j.states.filter((s) => s === state).length;
+  const count2 = (state) => counted(j, state);
   return `${plural(count2(ACCEPTED), "row")} accepted, ${formatCount(count2(FAILED))} failed, ${count2(UNKNOWN)} of unknown outcome`;
 }
 function refuseToCarryOn(file, loaded, options) {
@@ -42829,7 +42873,7 @@ function refuseToCarryOn(file, loaded, options) {
     throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, { hint: next });
   }
   const now = options.inputs;
-  const again = `a new --journal would send again the ${plural(loaded.states.filter((x) => x === ACCEPTED).length, "row")} it records as accepted`;
+  const again = `a new --journal would send again the ${plural(counted(loaded, ACCEPTED), "row")} it records as accepted`;
   const kept = loaded.done && loaded.failed ? `fix the rows it did not accept in ${loaded.failed}, and send that file` : "resume with that input";
   const hint = {
     hint: loaded.rest ? `a damaged file copied whole again? send the rows after the damage with: ${loaded.rest}` : `${kept}; ${again}`
@@ -42875,7 +42919,7 @@ function refuseToCarryOn(file, loaded, options) {
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${from})`}; nothing was sent`, { hint: hint2 });
   }
 }
-var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, keyPrint, catalogFingerprint, Journal;
+var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, keyPrint, catalogFingerprint, notRegular, counted, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
@@ -42897,6 +42941,10 @@ var init_journal = __esm({
     RECORDS = { s: UNKNOWN, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
     keyPrint = (key, salt) => (0, import_node_crypto.createHmac)("sha256", String(salt)).update(key).digest("hex").slice(0, 16);
     catalogFingerprint = (catalog) => catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+    notRegular = (file) => new UsageError(`--journal ${file} is a device or a FIFO, not a regular file; nothing was sent`, {
+      hint: "name a file, e.g. --journal b.journal"
+    });
+    counted = (j, state) => j.states.reduce((n, s) => s === state ? n + 1 : n, 0);
     Journal = class _Journal {
       path;
       /** True when this run carries on an earlier one. */
@@ -42927,8 +42975,8 @@ var init_journal = __esm({
         this.completedWith = earlier?.done ? earlier.failed : void 0;
       }
       /** Opens the journal, refusing one that exists without --resume and one made for another input. */
-      static open(file, options) {
-        const loaded = import_node_fs11.default.existsSync(file) ? load2(file) : void 0;
+      static async open(file, options) {
+        const loaded = import_node_fs11.default.existsSync(file) ? await load2(file, options.stop) : void 0;
         if (loaded) refuseToCarryOn(file, loaded, options);
         try {
           if (options.dryRun) return new _Journal(file, void 0, loaded);
@@ -42986,9 +43034,9 @@ var init_journal = __esm({
        * Outcomes go out with the next "s", or at the end of this turn of the event loop: one write for all that settled together, and never
        * more than a turn behind (a kill then leaves at most the requests in flight of unknown outcome).
        */
-      #later(record) {
+      #later(record2) {
         if (this.#pending === "") setImmediate(() => this.#write());
-        this.#pending += record;
+        this.#pending += record2;
       }
       #write() {
         if (this.#fd === void 0 || this.error || this.#pending === "") return;
@@ -43022,8 +43070,8 @@ var init_journal = __esm({
       close(complete, failed, rest) {
         clearInterval(this.#timer);
         this.onError = void 0;
-        const said2 = { ...failed === void 0 ? {} : { failed: import_node_path12.default.resolve(failed) }, ...rest && { rest } };
-        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said2 })}
+        const said3 = { ...failed === void 0 ? {} : { failed: import_node_path12.default.resolve(failed) }, ...rest && { rest } };
+        if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said3 })}
 `;
         this.sync();
         if (this.#fd !== void 0) import_node_fs11.default.closeSync(this.#fd);
@@ -43061,10 +43109,12 @@ function checkPaths(sources, options) {
     const hint2 = `name a file, e.g. ${flag} ${example}`;
     if (file === "-" || file === "") throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint: hint2 });
     if (file === void 0) continue;
-    if (pathStat(flag, file)?.isDirectory())
+    const stat = pathStat(flag, file);
+    if (stat?.isDirectory())
       throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, {
         hint: `name a file in it, e.g. ${flag} ${import_node_path13.default.join(file, example)}`
       });
+    if (flag === "--journal" && stat && !stat.isFile()) throw notRegular(file);
     const folder = isPart(import_node_path13.default.basename(file)) && folders.find((f) => import_node_path13.default.resolve(f) === import_node_path13.default.resolve(import_node_path13.default.dirname(file)));
     const read = `${flag} ${file} is in the input folder ${folder}: a later run would read it as input`;
     if (folder) throw new UsageError(read, { hint: "write it outside the folder" });
@@ -43106,8 +43156,8 @@ function replayCommand(file, format2, trigger, next = { failed: replayNames(file
 function replayNames(file) {
   const ext = import_node_path13.default.extname(file);
   const stem = file.slice(0, file.length - ext.length);
-  const counted = import_node_fs12.default.existsSync(`${file}.journal`) ? /^(.*)-(\d{1,3})$/.exec(stem) : null;
-  const base = counted ? counted[1] : stem;
+  const counted2 = import_node_fs12.default.existsSync(`${file}.journal`) ? /^(.*)-(\d{1,3})$/.exec(stem) : null;
+  const base = counted2 ? counted2[1] : stem;
   let mine;
   const same = (journal) => {
     const input2 = journalInput(journal);
@@ -43115,7 +43165,7 @@ function replayNames(file) {
     mine ??= tryOr(() => fingerprint(file));
     return input2.size === mine?.size && input2.sha256 === mine.sha256;
   };
-  for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
+  for (let n = counted2 ? Number(counted2[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
     const journal = `${failed}.journal`;
     if (import_node_fs12.default.existsSync(journal)) {
@@ -43187,7 +43237,7 @@ async function openWritten(input2, header, options, by, folder, warn, fingerprin
     if (options.journal && (!dryRun || import_node_fs12.default.existsSync(options.journal))) {
       made = !import_node_fs12.default.existsSync(options.journal);
       const from = options.from && import_node_path13.default.resolve(options.from);
-      written.journal = Journal.open(options.journal, {
+      written.journal = await Journal.open(options.journal, {
         ...by,
         resume: options.resume === true,
         inputs: await fingerprints(input2.files.map((f) => f.path)),
@@ -43371,11 +43421,11 @@ var init_recorder = __esm({
         return this.#lines.length >= 65536 ? this.#flush() : this.#drain;
       }
       #flush() {
-        const lines = this.#lines;
+        const lines2 = this.#lines;
         this.#lines = "";
-        if (lines === "" || this.#o.io.stdoutError !== void 0) return this.#drain;
+        if (lines2 === "" || this.#o.io.stdoutError !== void 0) return this.#drain;
         this.#o.beforeStdout?.();
-        if (this.#stdout.write(lines)) return void 0;
+        if (this.#stdout.write(lines2)) return void 0;
         return this.#drain ??= (0, import_node_events.once)(this.#stdout, "drain").then(() => void 0).catch(() => void 0).finally(() => this.#drain = void 0);
       }
       close() {
@@ -44758,7 +44808,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   let written;
   try {
     const hashing = (files) => readForJournal(files, options, { io, env: env2 }, signals2.heard);
-    const made = { catalog: catalogFingerprint(catalog?.catalog), service: serviceOf(settings) };
+    const made = { catalog: catalogFingerprint(catalog?.catalog), service: serviceOf(settings), stop: signals2.heard };
     written = await openWritten(input2, reader.header, options, made, inFolder(cwd, "."), warn, hashing);
   } catch (error2) {
     signals2.remove();
@@ -44786,8 +44836,8 @@ async function readForJournal(files, options, { io, env: env2 }, heard) {
   progress?.start();
   let now = files[0];
   const next = options.dryRun ? "its rows are checked once it is read; a dry run sends nothing" : "sending starts once it is read";
-  const said2 = () => io.stderr(line2(` so far (${now}); ${next}`));
-  const slow = shown3 || options.quiet ? void 0 : setTimeout(said2, SLOW_HASH_MS).unref();
+  const said3 = () => io.stderr(line2(` so far (${now}); ${next}`));
+  const slow = shown3 || options.quiet ? void 0 : setTimeout(said3, SLOW_HASH_MS).unref();
   try {
     for (const file of files) done.push(await fingerprintOf(now = file, heard, (n) => read += n));
   } catch (error2) {
@@ -44908,13 +44958,13 @@ function finish(run2, recorder, result, signal, stderr) {
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most }
   };
   const notAccepted = options.dryRun ? counts.invalid + counts.failed + counts.unknown : rowsNotAccepted(counts);
-  const lines = summaryLines(summary, options.json ? io.errColors : io.outColors);
-  if (run2.note && lines.some((line2) => line2.includes('"$TRIGGER_API_KEY"'))) lines.push(run2.note);
+  const lines2 = summaryLines(summary, options.json ? io.errColors : io.outColors);
+  if (run2.note && lines2.some((line2) => line2.includes('"$TRIGGER_API_KEY"'))) lines2.push(run2.note);
   if (failed?.remade)
-    lines.push(`note: the folder of ${printable(failed.path)} was removed while the batch ran; it was made again to keep the rows`);
+    lines2.push(`note: the folder of ${printable(failed.path)} was removed while the batch ran; it was made again to keep the rows`);
   if (options.json || options.quiet && (notAccepted > 0 || input2.damaged) || signal || io.stdoutError)
-    for (const line2 of lines) io.stderr(line2);
-  else if (!options.quiet) for (const line2 of lines) io.stdout(line2);
+    for (const line2 of lines2) io.stderr(line2);
+  else if (!options.quiet) for (const line2 of lines2) io.stdout(line2);
   if (env2.GITHUB_STEP_SUMMARY) {
     try {
       import_node_fs13.default.appendFileSync(env2.GITHUB_STEP_SUMMARY, io.redact(stepSummary(printable(name), summary)));
@@ -45619,20 +45669,20 @@ async function emulator(options, ctx) {
 function bannerLines(server, options, keySource, known, io) {
   const c = io.errColors;
   const where2 = new URL(server.url).hostname.replace(/^\[|\]$/g, "") === server.host ? "" : `${server.host}:${server.port}, reachable here at `;
-  const lines = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
+  const lines2 = [`${c.success("trigger emulator")} listening on ${where2}${c.bold(server.url)}`];
   const exposed = exposureWarning(server.host);
-  if (exposed) lines.push(c.warn(exposed));
+  if (exposed) lines2.push(c.warn(exposed));
   const key = server.keyGenerated ? "generated for this run" : `from ${keySource} (${maskKey(server.key)})`;
-  lines.push(`  API key ${key}; point trigger at the emulator with:`, `    export TRIGGER_BASE_URL=${server.url}`);
-  if (server.keyGenerated) lines.push(`    export TRIGGER_API_KEY=${server.key}`);
-  if (known) lines.push(`  triggers: ${known.ids.map(showId).join(", ") || "none"}${known.from} (any other answers 404)`);
-  if (options.failRate) lines.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
-  if (options.latency) lines.push(`  latency: ${options.latency} ms on every answer`);
-  if (options.capacity) lines.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
-  if (options.maxInFlight) lines.push(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
-  if (options.log) lines.push(`  recording to ${options.log} (NDJSON)`);
-  lines.push(c.dim("  Ctrl-C stops it."));
-  return lines;
+  lines2.push(`  API key ${key}; point trigger at the emulator with:`, `    export TRIGGER_BASE_URL=${server.url}`);
+  if (server.keyGenerated) lines2.push(`    export TRIGGER_API_KEY=${server.key}`);
+  if (known) lines2.push(`  triggers: ${known.ids.map(showId).join(", ") || "none"}${known.from} (any other answers 404)`);
+  if (options.failRate) lines2.push(`  fault injection: ${options.failRate * 100}% of requests answer ${options.failStatus ?? 503}`);
+  if (options.latency) lines2.push(`  latency: ${options.latency} ms on every answer`);
+  if (options.capacity) lines2.push(`  capacity: ${options.capacity} requests per second, 429 with Retry-After beyond`);
+  if (options.maxInFlight) lines2.push(`  at most ${options.maxInFlight} requests at once, 503 with Retry-After beyond`);
+  if (options.log) lines2.push(`  recording to ${options.log} (NDJSON)`);
+  lines2.push(c.dim("  Ctrl-C stops it."));
+  return lines2;
 }
 function command5(program2, ctx) {
   return program2.command("emulator").description("run a local stand-in for the service, for trying trigger and testing scripts offline").option("--port <n>", "port to listen on (0: any free port)", wholeNumber(0, 65535), DEFAULT_PORT).option("--host <addr>", "address to listen on", "127.0.0.1").option("--key <key>", KEY_HELP).option("--trigger <id...>", "known trigger ids; any other answers 404").option("--catalog <file>", "without --trigger: know the triggers of this catalog (default: triggers.json here or in a parent folder)").option("--no-catalog", "without --trigger: accept any trigger, even beside a catalog").option("--log <file>", "append each recorded event to this file as NDJSON").option("--fail-rate <0..1>", "share of requests to fail on purpose", fraction).option("--fail-status <code>", "status of those failures (429 and 503 add Retry-After: 1)", errorStatus, DEFAULT_FAIL_STATUS).option("--latency <ms>", "delay every answer by this many milliseconds", wholeNumber(0, 6e5)).option("--capacity <n>", "take at most n requests per second; answer 429 with Retry-After beyond", rate).option("--max-in-flight <n>", "work on at most n requests at once; answer 503 with Retry-After beyond", wholeNumber(1, 1e6)).addHelpText("after", EXAMPLES4).action((options) => emulator(options, ctx));
@@ -46160,8 +46210,8 @@ function runComplete(program2, words, io, env2, cwd) {
   });
   const shown3 = (value) => printable(value) === value ? value : `	${ansiQuote(value)}`;
   const oneLine = (text) => printable(text.replace(CONTROLS, " ").trim());
-  const lines = offered.map((c) => c.description ? `${shown3(c.value)}	${oneLine(c.description)}` : shown3(c.value));
-  io.write(`${[...lines, answer.files ? ":files" : ":plain"].join("\n")}
+  const lines2 = offered.map((c) => c.description ? `${shown3(c.value)}	${oneLine(c.description)}` : shown3(c.value));
+  io.write(`${[...lines2, answer.files ? ":files" : ":plain"].join("\n")}
 `);
   return 0;
 }
@@ -46716,9 +46766,9 @@ var Results = class extends import_node_stream3.Writable {
   counts = { accepted: 0, failed: 0, invalid: 0 };
   #partial = "";
   _write(chunk, _encoding, done) {
-    const lines = (this.#partial + chunk.toString()).split("\n");
-    this.#partial = lines.pop();
-    for (const line2 of lines) this.#line(line2);
+    const lines2 = (this.#partial + chunk.toString()).split("\n");
+    this.#partial = lines2.pop();
+    for (const line2 of lines2) this.#line(line2);
     done();
   }
   _final(done) {
