@@ -34,8 +34,8 @@ describe('a file behind standard input cut short while it is read', () => {
     });
     fs.closeSync(fd);
     let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.resume();
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.resume();
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const listed = new Set(ids);
     // On 701cc62: "u1500-xxx…" cut to the truncation point was sent, and "✔ 1,501 accepted of 1,501 rows", exit 0.
