@@ -37511,7 +37511,7 @@ function csvRow(fields, line2, header, columns2, options) {
   if (kept && (!fields[columns2.user] || kept[1].startsWith("a quoted field"))) return invalidRow(line2, record2, kept[1]);
   if (fields.length !== header.length)
     return invalidRow(line2, record2, `expected ${header.length} fields as in the header, got ${fields.length}`);
-  const again = fields.every((text, i) => text === header[i] || i === 0 && text === `\uFEFF${header[0]}`);
+  const again = fields.every((text, i) => text === header[i] || i === 0 && text.charCodeAt(0) === 65279 && text.slice(1) === header[0]);
   if (again) return invalidRow(line2, record2, "the header again (give the files, not cat of them)");
   const at = (column) => column >= 0 ? fields[column] : void 0;
   const named = { triggerId: at(columns2.trigger), userId: fields[columns2.user], value: at(columns2.value), error: at(columns2.error) };
@@ -42497,7 +42497,7 @@ async function openFile(file, options, listed) {
       ...file,
       compression,
       format: known,
-      read: (read) => readRows(stream = inflated(import_node_stream.Readable.from(bytesOf(file, listed), { objectMode: false })), known, { ...read, name: file.name }),
+      read: (read) => readRows(stream = inflated(listedBytes(file, listed)), known, { ...read, name: file.name }),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on("error", () => void 0).destroy()
     };
@@ -42509,18 +42509,21 @@ async function openFile(file, options, listed) {
 async function* bytesOf(file, listed) {
   const gone = (error2) => new Damaged(`cannot read ${file.name}`, { cause: new Error(`since the batch began: ${errnoWords(error2, "reading")}`) });
   const handle = await import_node_fs10.default.promises.open(file.path).catch((error2) => Promise.reject(gone(error2)));
-  const same = (now = import_node_fs10.default.fstatSync(handle.fd)) => {
-    if (now.size === listed.size && now.mtimeMs === listed.mtimeMs && now.ino === listed.ino) return;
-    const how = now.size === listed.size ? "written again" : `${plural(listed.size, "byte")} when listed, ${formatCount(now.size)} now`;
+  let end = 10;
+  const same = (last, now = import_node_fs10.default.fstatSync(handle.fd)) => {
+    if (now.size === listed.size ? now.mtimeMs === listed.mtimeMs : now.size > listed.size && !(last && end !== 10)) return;
+    const torn = now.size > listed.size && "its last line was still being written when the batch began (a file still written: send a copy)";
+    const how = now.size === listed.size ? "written again" : torn || `${plural(listed.size, "byte")} when listed, ${formatCount(now.size)} now`;
     throw new Damaged(`${file.name} changed while it was read`, { cause: new Error(`it changed while it was read: ${how}`) });
   };
   try {
     for (let [at, n] = [0, 1]; n > 0 && at < listed.size; at += n) {
       const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, listed.size - at));
       n = (await handle.read(chunk, 0, chunk.length, at)).bytesRead;
-      yield (same(), chunk.subarray(0, n));
+      if (n > 0) end = chunk[n - 1];
+      yield (same(false), chunk.subarray(0, n));
     }
-    same();
+    same(true);
   } finally {
     await handle.close();
   }
@@ -42684,7 +42687,7 @@ async function openStdin(options, columns2) {
   };
   return input2;
 }
-var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, stdinIsFile, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, damagedBefore, sumText, changed, pastEnd, stopAt;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, stdinIsFile, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, listedBytes, damagedBefore, sumText, changed, pastEnd, stopAt;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42715,6 +42718,7 @@ var init_input = __esm({
       hint: "give the file by its name: trigger batch export.parquet"
     });
     isPart = (name) => !name.startsWith(".") && !name.startsWith("_") && !/(^|_)manifest$/.test(name);
+    listedBytes = (file, listed) => listed.size ? import_node_stream.Readable.from(bytesOf(file, listed), { objectMode: false }) : import_node_fs10.default.createReadStream(file.path, { highWaterMark: 64 * 1024 });
     damagedBefore = ({ file, line: line2, why }, after) => new UsageError(`${file} could not be read past line ${line2} (${why}), before line ${after} where the batch stopped; nothing was sent`, {
       hint: "copy it whole again, then run the same command"
     });
@@ -42872,6 +42876,8 @@ function refuseToCarryOn(file, loaded, options) {
     const next = loaded.rest ? `it stopped at a damaged file: once that file is whole again, send the rows after the damage with: ${loaded.rest}` : loaded.done ? `sending it again would double those events; to do so on purpose, delete ${file} first` : `carry it on with: ${options.resumeCommand}`;
     throw new UsageError(`the journal ${file} already records ${batch2} (${describeLoaded(loaded)}); nothing was sent`, { hint: next });
   }
+  const rest = loaded.rest && `the journal ${file} stopped at a damaged file, and its rest command carries it on; nothing was sent`;
+  if (rest) throw new UsageError(rest, { hint: `send the rows after the damage with: ${loaded.rest}` });
   const now = options.inputs;
   const again = `a new --journal would send again the ${plural(counted(loaded, ACCEPTED), "row")} it records as accepted`;
   const kept = loaded.done && loaded.failed ? `fix the rows it did not accept in ${loaded.failed}, and send that file` : "resume with that input";

@@ -397,8 +397,7 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
       ...file,
       compression,
       format: known,
-      read: (read) =>
-        readRows((stream = inflated(Readable.from(bytesOf(file, listed), { objectMode: false }))), known, { ...read, name: file.name }),
+      read: (read) => readRows((stream = inflated(listedBytes(file, listed))), known, { ...read, name: file.name }),
       // An open still under way may end after its file is gone, which is no longer anyone's error.
       close: () => stream?.on('error', () => undefined).destroy(),
     };
@@ -409,8 +408,12 @@ async function openFile(file: { path: string; name: string }, options: OpenOptio
   }
 }
 
+/** A file's bytes as listed; one that says it is empty may not be (/proc, /sys, some FUSE files: review27b F4): read as it comes. */
+const listedBytes = (file: { path: string; name: string }, listed: fs.Stats) =>
+  listed.size ? Readable.from(bytesOf(file, listed), { objectMode: false }) : fs.createReadStream(file.path, { highWaterMark: 64 * 1024 });
+
 /**
- * A file's bytes up to its size when listed, each piece checked to be of that file still (its size, time and inode), before it is handed on
+ * A file's bytes up to its size when listed, each piece checked to be of that file still (its size and time), before it is handed on
  * (audit27): a CSV cut short while read sent its torn last line as a user and ended as a success, one written on sent rows its journal had
  * not hashed. A file removed or made unreadable after the listing is damage too, not "a bug in trigger".
  */
@@ -418,18 +421,24 @@ async function* bytesOf(file: { path: string; name: string }, listed: fs.Stats):
   const gone = (error: Error) =>
     new Damaged(`cannot read ${file.name}`, { cause: new Error(`since the batch began: ${errnoWords(error, 'reading')}`) });
   const handle = await fs.promises.open(file.path).catch((error: Error) => Promise.reject(gone(error)));
-  const same = (now = fs.fstatSync(handle.fd)) => {
-    if (now.size === listed.size && now.mtimeMs === listed.mtimeMs && now.ino === listed.ino) return;
-    const how = now.size === listed.size ? 'written again' : `${plural(listed.size, 'byte')} when listed, ${formatCount(now.size)} now`;
+  // Written on at its end (a log still written, review27b F2): the bytes it had when listed are read, no more, unless its last line was
+  // still being written then. Cut, or written again in place at its size: damage.
+  let end = 0x0a; // its last byte read
+  const same = (last: boolean, now = fs.fstatSync(handle.fd)) => {
+    if (now.size === listed.size ? now.mtimeMs === listed.mtimeMs : now.size > listed.size && !(last && end !== 0x0a)) return;
+    const torn = now.size > listed.size && 'its last line was still being written when the batch began (a file still written: send a copy)';
+    const how =
+      now.size === listed.size ? 'written again' : torn || `${plural(listed.size, 'byte')} when listed, ${formatCount(now.size)} now`;
     throw new Damaged(`${file.name} changed while it was read`, { cause: new Error(`it changed while it was read: ${how}`) });
   };
   try {
     for (let [at, n] = [0, 1]; n > 0 && at < listed.size; at += n) {
       const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, listed.size - at));
       n = (await handle.read(chunk, 0, chunk.length, at)).bytesRead;
-      yield (same(), chunk.subarray(0, n)); // a write begun sets the time first: these bytes are the listed file's
+      if (n > 0) end = chunk[n - 1]!;
+      yield (same(false), chunk.subarray(0, n)); // a write begun sets the time first: these bytes are the listed file's
     }
-    same(); // its last line torn by a cut, or rows added after (and after its journal's hash)
+    same(true); // its last line torn by a cut, or by a write still under way at its end
   } finally {
     await handle.close();
   }

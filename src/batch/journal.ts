@@ -261,6 +261,10 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
         : `carry it on with: ${options.resumeCommand}`;
     throw new UsageError(`the journal ${file} already records ${batch} (${describeLoaded(loaded)}); nothing was sent`, { hint: next });
   }
+  // One way on after a damage stop: its rest command. The file found the same again (touched, synced), a resume sent the rows the rest
+  // command then sent again (review27b F1).
+  const rest = loaded.rest && `the journal ${file} stopped at a damaged file, and its rest command carries it on; nothing was sent`;
+  if (rest) throw new UsageError(rest, { hint: `send the rows after the damage with: ${loaded.rest}` });
   const now = options.inputs;
   // After damage the input is copied whole again: a new journal would send its rows again; the rest command it printed does not.
   // Not "name a new --journal": followed for a failed file fixed by hand after its replay ran, it sent the rows accepted again (audit24).

@@ -196,7 +196,7 @@ function csvRow(fields: string[], line: number, header: string[], columns: Colum
     return invalidRow(line, record, `expected ${header.length} fields as in the header, got ${fields.length}`);
   // `cat part-*.csv | trigger batch -` repeats each part's header: an event for the trigger named like a column (inputs20); Excel's
   // "CSV UTF-8" parts repeat it after their byte-order mark, which only line 1 drops (audit27 #7: "\uFEFFuser_id" was sent as a user).
-  const again = fields.every((text, i) => text === header[i] || (i === 0 && text === `\uFEFF${header[0]}`));
+  const again = fields.every((text, i) => text === header[i] || (i === 0 && text.charCodeAt(0) === 0xfeff && text.slice(1) === header[0]));
   if (again) return invalidRow(line, record, 'the header again (give the files, not cat of them)');
   const at = (column: number) => (column >= 0 ? fields[column] : undefined);
   const named = { triggerId: at(columns.trigger), userId: fields[columns.user], value: at(columns.value), error: at(columns.error) };

@@ -73,7 +73,8 @@ describe('damage found midway, with a journal', () => {
     fs.writeFileSync(path.join(folder, 'part-00000.csv.gz'), whole);
     const changed = await runCommand([...args, '--resume'], sandbox.env);
     expect(changed.code).toBe(2);
-    expect(changed.stderr).toContain('was made for another input (file 1 of 2)');
+    expect(changed.stderr).toContain('stopped at a damaged file, and its rest command carries it on; nothing was sent'); // review27b F1
+    expect(changed.stderr).toContain('send the rows after the damage with: gzip -t');
     expect(server.requests.length).toBe(sent);
   });
 });
