@@ -174,8 +174,9 @@ import { join } from 'node:path';
 // fix27d: a Parquet file whose row counts do not add up, or whose pages give fewer values than their rows, is damage; hyparquet's
 // internal errors said as a damaged footer or page (audit27 #3, #11, +24).
 // review27b (the lead): a file written on at its end sends the rows it had when listed; one that says it is empty is read as it comes;
-// a damage stop's journal carries on only by its rest command (+13).
-const BUDGET = 12_221;
+// a damage stop's journal carries on only by its rest command (+13); the failed file and the journal made again from
+// their open files when their folder is removed, never through a link, the folder 0700 (+17).
+const BUDGET = 12_238;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -37808,6 +37808,15 @@ function failedHeader(header, separator = ",") {
   if (!separator || !header) return void 0;
   return csvLine(columnAt(header, "error") >= 0 ? header : [...header, "error"], separator);
 }
+function copyOpen(from, to, mode2) {
+  import_node_fs9.default.mkdirSync(import_node_path10.default.dirname(to), { recursive: true, mode: 448 });
+  const [fd, buffer] = [import_node_fs9.default.openSync(to, "wx", mode2), Buffer.allocUnsafe(FLUSH_BYTES)];
+  try {
+    for (let [at, n] = [0, 0]; (n = import_node_fs9.default.readSync(from, buffer, 0, buffer.length, at)) > 0; at += n) import_node_fs9.default.writeSync(fd, buffer, 0, n);
+  } finally {
+    import_node_fs9.default.closeSync(fd);
+  }
+}
 var import_node_fs9, import_node_path10, csvField, csvLine, FLUSH_BYTES, FailedFile;
 var init_failed = __esm({
   "src/batch/failed.ts"() {
@@ -37945,10 +37954,8 @@ var init_failed = __esm({
       /** The file written again from its removed copy, its folder made again; else its rows are said not kept (exit 1). */
       #remake(from) {
         try {
-          import_node_fs9.default.mkdirSync(import_node_path10.default.dirname(this.#real), { recursive: true });
-          const [to, buffer] = [import_node_fs9.default.openSync(this.#real, "w", this.#mode), Buffer.allocUnsafe(FLUSH_BYTES)];
-          for (let [at, n] = [0, 0]; (n = import_node_fs9.default.readSync(from, buffer, 0, buffer.length, at)) > 0; at += n) import_node_fs9.default.writeSync(to, buffer, 0, n);
-          import_node_fs9.default.closeSync(to);
+          copyOpen(from, this.#target, this.#mode);
+          import_node_fs9.default.renameSync(this.#target, this.#real);
           this.remade = true;
         } catch (error2) {
           [this.error, this.notKept, this.rows] = [error2, this.notKept + this.rows, 0];
@@ -42936,6 +42943,8 @@ var init_journal = __esm({
     init_errno();
     init_report();
     init_rows();
+    init_failed();
+    init_try_or();
     MAGIC = "trigger batch journal";
     VERSION2 = 1;
     UNKNOWN_EARLIER = "in flight when an earlier run of this batch ended: it may or may not have been recorded";
@@ -42988,9 +42997,9 @@ var init_journal = __esm({
           if (options.dryRun) return new _Journal(file, void 0, loaded);
           if (loaded) {
             import_node_fs11.default.truncateSync(file, loaded.whole);
-            return new _Journal(file, import_node_fs11.default.openSync(file, "a"), loaded);
+            return new _Journal(file, import_node_fs11.default.openSync(file, "a+"), loaded);
           }
-          const [fd, salt] = [import_node_fs11.default.openSync(file, "ax", 384), (0, import_node_crypto.randomBytes)(8).toString("hex")];
+          const [fd, salt] = [import_node_fs11.default.openSync(file, "ax+", 384), (0, import_node_crypto.randomBytes)(8).toString("hex")];
           const header = {
             journal: MAGIC,
             version: VERSION2,
@@ -43080,6 +43089,8 @@ var init_journal = __esm({
         if (complete) this.#pending += `done ${JSON.stringify({ at: (/* @__PURE__ */ new Date()).toISOString(), ...said3 })}
 `;
         this.sync();
+        const gone = this.#fd !== void 0 && import_node_fs11.default.fstatSync(this.#fd).nlink === 0;
+        if (gone) tryOr(() => copyOpen(this.#fd, this.path, 384));
         if (this.#fd !== void 0) import_node_fs11.default.closeSync(this.#fd);
         this.#fd = void 0;
       }

@@ -201,13 +201,25 @@ export class FailedFile {
   /** The file written again from its removed copy, its folder made again; else its rows are said not kept (exit 1). */
   #remake(from: number): void {
     try {
-      fs.mkdirSync(path.dirname(this.#real), { recursive: true });
-      const [to, buffer] = [fs.openSync(this.#real, 'w', this.#mode), Buffer.allocUnsafe(FLUSH_BYTES)];
-      for (let [at, n] = [0, 0]; (n = fs.readSync(from, buffer, 0, buffer.length, at)) > 0; at += n) fs.writeSync(to, buffer, 0, n);
-      fs.closeSync(to);
+      copyOpen(from, this.#target, this.#mode); // a new file, renamed over the name: never through a link planted there (review27b R1)
+      fs.renameSync(this.#target, this.#real);
       this.remade = true;
     } catch (error) {
       [this.error, this.notKept, this.rows] = [error as Error, this.notKept + this.rows, 0];
     }
+  }
+}
+
+/**
+ * Copies what an open file holds (its name gone: its folder removed) into a new file `to`, its folder made again 0700 (the user ids it
+ * holds: not a world-readable folder, review27b R3); a file already at `to` is refused (EEXIST), never written through.
+ */
+export function copyOpen(from: number, to: string, mode: number): void {
+  fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
+  const [fd, buffer] = [fs.openSync(to, 'wx', mode), Buffer.allocUnsafe(FLUSH_BYTES)];
+  try {
+    for (let [at, n] = [0, 0]; (n = fs.readSync(from, buffer, 0, buffer.length, at)) > 0; at += n) fs.writeSync(fd, buffer, 0, n);
+  } finally {
+    fs.closeSync(fd);
   }
 }

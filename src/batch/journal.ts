@@ -23,6 +23,8 @@ import { errnoWords } from '../errno.js';
 import type { Format } from './formats.js';
 import { formatCount, plural } from './report.js';
 import { UNKNOWN_MARK } from './rows.js';
+import { copyOpen } from './failed.js';
+import { tryOr } from '../try-or.js';
 import type { Outcome, OutcomeKind } from './runner.js';
 
 const MAGIC = 'trigger batch journal';
@@ -365,9 +367,9 @@ export class Journal {
       if (options.dryRun) return new Journal(file, undefined, loaded); // writes nothing: a dry run counts what its resume would send (audit24)
       if (loaded) {
         fs.truncateSync(file, loaded.whole); // a record torn by the kill is cut off
-        return new Journal(file, fs.openSync(file, 'a'), loaded);
+        return new Journal(file, fs.openSync(file, 'a+'), loaded); // a+ and ax+: read back if its folder goes (close)
       }
-      const [fd, salt] = [fs.openSync(file, 'ax', 0o600), randomBytes(8).toString('hex')];
+      const [fd, salt] = [fs.openSync(file, 'ax+', 0o600), randomBytes(8).toString('hex')];
       const header: Header = {
         journal: MAGIC,
         version: VERSION,
@@ -461,6 +463,9 @@ export class Journal {
     const said = { ...(failed === undefined ? {} : { failed: path.resolve(failed) }), ...(rest && { rest }) };
     if (complete) this.#pending += `done ${JSON.stringify({ at: new Date().toISOString(), ...said })}\n`;
     this.sync();
+    // Its folder removed while the batch ran (a workspace cleaned up): made again from the open file, or a --resume sent every row again.
+    const gone = this.#fd !== undefined && fs.fstatSync(this.#fd).nlink === 0; // review27b R2
+    if (gone) tryOr(() => copyOpen(this.#fd!, this.path, 0o600));
     if (this.#fd !== undefined) fs.closeSync(this.#fd);
     this.#fd = undefined;
   }
