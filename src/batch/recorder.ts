@@ -15,10 +15,8 @@ import type { Outcome, OutcomeKind, OutcomeSink } from './runner.js';
 import { isStopReason, stopCause, type StopReason } from './stop.js';
 
 export type Counts = Record<OutcomeKind, number> & {
-  /** Rows read. */
-  rows: number;
-  /** Rows skipped as of unknown outcome in an earlier run (part of `unknown`). */
-  skippedUnknown: number;
+  rows: number; // Rows read.
+  skippedUnknown: number; // Rows skipped as of unknown outcome in an earlier run (part of `unknown`).
 };
 
 export function emptyCounts(): Counts {
@@ -44,8 +42,7 @@ interface RecorderOptions {
 
 export class BatchRecorder implements OutcomeSink {
   readonly counts = emptyCounts();
-  /** Failures shown on stderr one by one. */
-  shownFailures = 0;
+  shownFailures = 0; // Failures shown on stderr one by one.
   readonly #o: RecorderOptions;
   #streak = 0; // Failures in a row that every row would share (see #breaker).
   readonly #stdout: NodeJS.WritableStream;

@@ -49,22 +49,14 @@ export interface OutcomeSink {
 }
 
 export interface RunOptions {
-  /** Rows in input order, a chunk at a time. */
-  rows: AsyncIterable<Row[]>;
-  /** Sends one event; undefined for a dry run. */
-  send: ((event: PreparedEvent, stopRetries: AbortSignal) => Promise<FireResult>) | undefined;
-  /** Requests in flight at most (with `pace`, ignored: lanes go up to pace.max). */
-  concurrency: number;
-  /** --concurrency auto: the controller that sets the limit; undefined for a fixed concurrency. */
-  pace?: Pace | undefined;
-  /** Told when the pace says the batch must stop (it then aborts `stop`). */
-  halt?: ((reason: PaceStop) => void) | undefined;
-  /** The clock and timers (injected by tests); default performance.now() and the global timers. */
-  timers?: Timers | undefined;
-  /** Requests started per second, on average over the run. */
-  rate?: number | undefined;
-  /** Aborted with the StopReason that unsent rows are given. */
-  stop: AbortSignal;
+  rows: AsyncIterable<Row[]>; // Rows in input order, a chunk at a time.
+  send: ((event: PreparedEvent, stopRetries: AbortSignal) => Promise<FireResult>) | undefined; // Sends one event; undefined for a dry run.
+  concurrency: number; // Requests in flight at most (with `pace`, ignored: lanes go up to pace.max).
+  pace?: Pace | undefined; // --concurrency auto: the controller that sets the limit; undefined for a fixed concurrency.
+  halt?: ((reason: PaceStop) => void) | undefined; // Told when the pace says the batch must stop (it then aborts `stop`).
+  timers?: Timers | undefined; // The clock and timers (injected by tests); default performance.now() and the global timers.
+  rate?: number | undefined; // Requests started per second, on average over the run.
+  stop: AbortSignal; // Aborted with the StopReason that unsent rows are given.
   sink: OutcomeSink;
 }
 
@@ -89,8 +81,7 @@ function isPushBack(error: unknown): error is AttemptError {
 export interface RunResult {
   elapsedMs: number;
   lastLine: number;
-  /** The most requests sent and not yet answered at once (paced lanes waiting for --rate's schedule left out). */
-  mostSending: number;
+  mostSending: number; // The most requests sent and not yet answered at once (paced lanes waiting for --rate's schedule left out).
 }
 
 const MAX_SCHEDULE_DEBT_MS = 1000; // How far the schedule may fall behind before it forgets the debt (a stall is not made up in a burst).

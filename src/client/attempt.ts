@@ -39,8 +39,7 @@ const NO_HEADERS: AnswerHeaders = {};
 /** One attempt, on the handler interface undici 7 and 8 share (onRequestStart ... onResponseError). */
 export class Attempt implements Dispatcher.DispatchHandler {
   readonly promise: Promise<AttemptOutcome>;
-  /** monotonicMs() after which the attempt has taken too long. */
-  readonly deadline: number;
+  readonly deadline: number; // monotonicMs() after which the attempt has taken too long.
   done = false;
   /** Its neighbours in the Deadlines list while it is in flight. */
   older: Attempt | undefined;

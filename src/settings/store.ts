@@ -16,17 +16,14 @@ import { withLock, type LockOptions } from '../lock.js';
 
 export interface Profile {
   apiKey?: string;
-  /** "keychain": the key is in the OS credential store, not in this file. */
-  apiKeyStorage?: 'keychain';
+  apiKeyStorage?: 'keychain'; // "keychain": the key is in the OS credential store, not in this file.
   baseUrl?: string;
-  /** Set when the base URL was stored with --allow-http. */
-  allowHttp?: boolean;
+  allowHttp?: boolean; // Set when the base URL was stored with --allow-http.
   [other: string]: unknown;
 }
 
 export interface ConfigData {
-  /** The profile `trigger config use` chose. */
-  active?: string;
+  active?: string; // The profile `trigger config use` chose.
   profiles?: Record<string, Profile>;
   [other: string]: unknown;
 }
