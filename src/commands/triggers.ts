@@ -114,15 +114,12 @@ function bound(text: string, flag: string): number {
 }
 
 function applyFields(entry: TriggerEntry, options: EntryOptions): TriggerEntry {
-  const next: TriggerEntry = { ...entry };
-  if (options.name !== undefined) next.name = options.name;
-  if (options.value !== undefined) next.value = options.value; // one of VALUE_RULES: commander checks its choices
-  if (options.min !== undefined) next.min = bound(options.min, '--min');
-  if (options.max !== undefined) next.max = bound(options.max, '--max');
-  if (options.description !== undefined) next.description = options.description;
-  if (options.deprecated !== undefined) next.deprecated = options.deprecated;
-  // The fields in a stable order, whatever order they were set in.
-  return Object.fromEntries(ENTRY_FIELDS.filter((field) => next[field] !== undefined).map((field) => [field, next[field]]));
+  const { name, value, description, deprecated, min, max } = options; // value: one of VALUE_RULES, commander checks its choices
+  const given: TriggerEntry = { name, value, description, deprecated };
+  if (min !== undefined) given.min = bound(min, '--min');
+  if (max !== undefined) given.max = bound(max, '--max');
+  // The fields in a stable order, whatever order they were set in; one not given keeps the entry's.
+  return Object.fromEntries(ENTRY_FIELDS.map((field) => [field, given[field] ?? entry[field]]).filter(([, v]) => v !== undefined));
 }
 
 function checkNewId(id: string): void {
