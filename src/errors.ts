@@ -18,9 +18,7 @@ const EXIT_CODES: Record<ErrorKind, number> = {
   bug: 70, // an error trigger did not expect
 };
 
-export function exitCodeFor(kind: ErrorKind): number {
-  return EXIT_CODES[kind];
-}
+export const exitCodeFor = (kind: ErrorKind): number => EXIT_CODES[kind];
 
 /** The signals that stop a command the way Ctrl-C does, with the exit codes shells report for them. */
 export const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -155,10 +153,6 @@ export class InterruptedError extends AttemptError {
 }
 
 /** An error about an exchange with the service (it says whether the event was recorded). */
-export function isAttemptError(error: unknown): error is AttemptError {
-  return error instanceof AttemptError;
-}
+export const isAttemptError = (error: unknown): error is AttemptError => error instanceof AttemptError;
 
-export function isTriggerError(error: unknown): error is TriggerError {
-  return error instanceof TriggerError;
-}
+export const isTriggerError = (error: unknown): error is TriggerError => error instanceof TriggerError;

@@ -499,6 +499,5 @@ function readLineIds(stream: Readable, options: ReadOptions): RowSource {
 const READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds } as const;
 
 /** The rows of a stream; a Parquet file is read from its file instead (parquet.ts), never from here. */
-export function readRows(stream: Readable, format: Format, options: ReadOptions): RowSource {
-  return READERS[FORMAT_TABLE[format].kind as keyof typeof READERS](stream, options, format);
-}
+export const readRows = (stream: Readable, format: Format, options: ReadOptions): RowSource =>
+  READERS[FORMAT_TABLE[format].kind as keyof typeof READERS](stream, options, format);

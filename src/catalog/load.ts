@@ -113,9 +113,7 @@ function syntaxProblem(text: string, error: Error): CatalogProblem {
 }
 
 /** Whether the catalog breaks no rule: the library's yes-or-no form of catalogProblems. */
-export function isPlainValid(data: unknown): boolean {
-  return catalogProblems(data).length === 0;
-}
+export const isPlainValid = (data: unknown): boolean => catalogProblems(data).length === 0;
 
 /** Every problem in parsed catalog text (for `trigger triggers check`), each with its line where that is known. */
 export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
@@ -323,6 +321,5 @@ export function idIn(key: string, entry: TriggerEntry, profile: string): string 
 }
 
 /** The ids the triggers of a catalog are sent as in a profile, in catalog order (for completion and the emulator). */
-export function triggerIdsFor(catalog: Catalog, profile: string): string[] {
-  return Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));
-}
+export const triggerIdsFor = (catalog: Catalog, profile: string): string[] =>
+  Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));

@@ -329,9 +329,7 @@ function isPermanent(error: unknown): boolean {
 /** The full URL of an event below a base URL, as sent: origin + prefix + path, never normalised. */
 export const eventUrl = (baseUrl: BaseUrl, event: PreparedEvent): string => `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
 
-export function createClient(options: ClientOptions): TriggerClient {
-  return new TriggerClient(options);
-}
+export const createClient = (options: ClientOptions): TriggerClient => new TriggerClient(options);
 
 /** Sends one event and closes the connection: what `trigger fire` does, for Node programs. */
 export async function fireEvent(event: EventInput, options: ClientOptions & FireOptions): Promise<FireResult> {

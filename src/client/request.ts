@@ -145,9 +145,8 @@ export function encodeSegment(segment: string, name: string): string {
   return /^\.+$/.test(encoded) ? encoded.replaceAll('.', '%2E') : encoded;
 }
 
-export function eventPath(triggerId: string, userId: string): string {
-  return `/v1/triggers/${encodeSegment(triggerId, 'triggerId')}/users/${encodeSegment(userId, 'userId')}/events`;
-}
+export const eventPath = (triggerId: string, userId: string): string =>
+  `/v1/triggers/${encodeSegment(triggerId, 'triggerId')}/users/${encodeSegment(userId, 'userId')}/events`;
 
 /** What a JavaScript caller gave where the types ask for a string: "undefined", "null", "a number", "an object". */
 export const gotType = (v: unknown): string => (v == null ? String(v) : `${typeof v === 'object' ? 'an' : 'a'} ${typeof v}`);

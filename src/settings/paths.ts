@@ -30,6 +30,5 @@ export function configDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS
 export const xdgDir = (env: NodeJS.ProcessEnv, name: 'XDG_CONFIG_HOME' | 'XDG_CACHE_HOME', inHome: string): string =>
   env[name] && path.isAbsolute(env[name]) ? env[name] : path.join(homeDir(env), inHome);
 
-export function configPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  return path.join(configDir(env, platform), 'config.json');
-}
+export const configPath = (env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string =>
+  path.join(configDir(env, platform), 'config.json');

@@ -57,9 +57,7 @@ export function normalizeApiKey(raw: string, source: string): string {
 }
 
 /** Shows a key as its last four characters, as in ••••abcd. */
-export function maskKey(key: string): string {
-  return `••••${key.length > 8 ? key.slice(-4) : ''}`;
-}
+export const maskKey = (key: string): string => `••••${key.length > 8 ? key.slice(-4) : ''}`;
 
 /** localhost, 127.0.0.0/8 and ::1; also 127.0.0.0/8 mapped into IPv6 (`[::ffff:127.0.0.1]`, which URL writes `[::ffff:7f00:1]`; audit26). */
 const LOOPBACK = /^(localhost|::1|(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::ffff:7f[\da-f]{2}:[\da-f]{1,4})$/;
