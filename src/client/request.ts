@@ -61,7 +61,6 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   if (!m || (intPart === '' && (fracPart === undefined || fracPart === '')))
     throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${quotedExcerpt(raw)}`);
   const sign = m[1] === '-' ? '-' : '';
-  const exponent = m[4];
   const asDouble = Number(text); // what a double makes of it, to check its range
   if (!Number.isFinite(asDouble)) throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   const digits = `${intPart}${fracPart ?? ''}`;
@@ -70,7 +69,7 @@ export function parseValue(raw: string, label = '--value'): EventValue {
   // JSON forbids a leading "+", leading zeros, and a bare "." on either side of the digits.
   const int = intPart.replace(/^0+(?=\d)/, '') || '0';
   const frac = fracPart ? `.${fracPart}` : '';
-  const exp = exponent === undefined ? '' : `e${exponent}`;
+  const exp = m[4] === undefined ? '' : `e${m[4]}`;
   return { json: `${sign}${int}${frac}${exp}` };
 }
 
@@ -106,8 +105,7 @@ export function valueTextIn(jsonText: string, value: number, member = 'value'): 
           let at = end + 1;
           while (/[\s:]/.test(jsonText[at] ?? '')) at++;
           NUMBER_AT.lastIndex = at;
-          const match = NUMBER_AT.exec(jsonText);
-          found = match?.[0];
+          found = NUMBER_AT.exec(jsonText)?.[0];
         }
       }
       i = end;

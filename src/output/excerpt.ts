@@ -13,10 +13,9 @@ const splitsPair = (text: string, at: number) => (text.codePointAt(at - 1) ?? 0)
 /** `text` quoted (as a JSON string unless told) when short; else its start…end quoted and the length outside the quotes. */
 export function quotedExcerpt(text: string, quote: (text: string) => string = JSON.stringify): string {
   if (text.length <= MAX_ECHO) return quote(text);
-  let end = HEAD;
-  if (splitsPair(text, end)) end--;
-  let start = text.length - TAIL;
-  if (splitsPair(text, start)) start++;
+  const end = splitsPair(text, HEAD) ? HEAD - 1 : HEAD;
+  const tail = text.length - TAIL;
+  const start = splitsPair(text, tail) ? tail + 1 : tail;
   let length = 0;
   for (const _ of text) length++;
   return `${quote(`${text.slice(0, end)}…${text.slice(start)}`)} (${length.toLocaleString('en-US')} characters)`;

@@ -11,11 +11,8 @@ import { ConfigError } from '../errors.js';
 const SERVICE = 'trigger-cli';
 export const STORE_TIMEOUT_MS = 1000;
 
-export function storeName(platform: NodeJS.Platform = process.platform): string {
-  if (platform === 'darwin') return 'the macOS Keychain';
-  if (platform === 'win32') return 'the Windows Credential Manager';
-  return 'the Secret Service keyring';
-}
+export const storeName = (platform: NodeJS.Platform = process.platform): string =>
+  platform === 'darwin' ? 'the macOS Keychain' : platform === 'win32' ? 'the Windows Credential Manager' : 'the Secret Service keyring';
 
 /**
  * On Linux the module connects to the session bus in its constructor, on the main thread: a bus socket that takes the connection and
