@@ -212,17 +212,9 @@ export class TriggerClient {
     if (status >= 200 && status < 300 && !saysFailure) {
       // The usual answer holds no key; anything else is masked here, so a library caller never sees the server's echo of the key either.
       const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);
-      return {
-        ok: true,
-        status,
-        statusText: statusText(status),
-        triggerId: event.triggerId,
-        userId: event.userId,
-        value: event.value?.json,
-        ...info,
-        requestId,
-        response: safe.json ?? safe.text,
-      };
+      const { triggerId, userId, value } = event;
+      const response = safe.json ?? safe.text;
+      return { ok: true, status, statusText: statusText(status), triggerId, userId, value: value?.json, ...info, requestId, response };
     }
     // The headers as server JSON: the key, and pieces of it, masked in their names and values.
     const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json as AnswerHeaders;
@@ -283,23 +275,12 @@ export class TriggerClient {
   #attempt(event: PreparedEvent, attempt: number, signal: AbortSignal | undefined, started: number): Promise<AttemptOutcome> {
     const dispatcher = this.#dispatcher;
     if (!dispatcher) return this.ready().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
-    this.#options.onEvent?.({
-      type: 'request',
-      attempt,
-      method: 'POST',
-      url: eventUrl(this.baseUrl, event),
-      headers: this.displayHeaders(),
-      body: event.body,
-    });
-
+    const { origin, prefix } = this.baseUrl;
+    const path = `${prefix}${event.path}`;
+    const onEvent = this.#options.onEvent;
+    onEvent?.({ type: 'request', attempt, method: 'POST', url: `${origin}${path}`, headers: this.displayHeaders(), body: event.body });
     const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
-    const request: Dispatcher.DispatchOptions = {
-      origin: this.baseUrl.origin,
-      path: `${this.baseUrl.prefix}${event.path}`,
-      method: 'POST',
-      headers: this.#headerList,
-      body: event.body,
-    };
+    const request: Dispatcher.DispatchOptions = { origin, path, method: 'POST', headers: this.#headerList, body: event.body };
     if (!current.done) dispatcher.dispatch(request, current);
     return current.promise;
   }
