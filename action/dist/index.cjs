@@ -42,16 +42,7 @@ var __toESM = (mod, isNodeMode, target2) => (target2 = mod != null ? __create(__
 ));
 
 // src/errors.ts
-function exitCodeFor(kind2) {
-  return EXIT_CODES[kind2];
-}
-function isAttemptError(error2) {
-  return error2 instanceof AttemptError;
-}
-function isTriggerError(error2) {
-  return error2 instanceof TriggerError;
-}
-var EXIT_CODES, STOP_SIGNALS, TriggerError, UsageError, ConfigError, AttemptError, ServiceError, NetworkError, InterruptedError;
+var EXIT_CODES, exitCodeFor, STOP_SIGNALS, TriggerError, UsageError, ConfigError, AttemptError, ServiceError, NetworkError, InterruptedError, isAttemptError, isTriggerError;
 var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
@@ -73,6 +64,7 @@ var init_errors = __esm({
       bug: 70
       // an error trigger did not expect
     };
+    exitCodeFor = (kind2) => EXIT_CODES[kind2];
     STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
     TriggerError = class extends Error {
       kind;
@@ -155,16 +147,17 @@ var init_errors = __esm({
         this.notSent = details.notSent === true;
       }
     };
+    isAttemptError = (error2) => error2 instanceof AttemptError;
+    isTriggerError = (error2) => error2 instanceof TriggerError;
   }
 });
 
 // src/output/excerpt.ts
 function quotedExcerpt(text, quote = JSON.stringify) {
   if (text.length <= MAX_ECHO) return quote(text);
-  let end = HEAD;
-  if (splitsPair(text, end)) end--;
-  let start = text.length - TAIL;
-  if (splitsPair(text, start)) start++;
+  const end = splitsPair(text, HEAD) ? HEAD - 1 : HEAD;
+  const tail = text.length - TAIL;
+  const start = splitsPair(text, tail) ? tail + 1 : tail;
   let length = 0;
   for (const _ of text) length++;
   return `${quote(`${text.slice(0, end)}\u2026${text.slice(start)}`)} (${length.toLocaleString("en-US")} characters)`;
@@ -208,9 +201,6 @@ function normalizeApiKey(raw, source) {
     throw refuse(problem, "copy the whole key from the dashboard (a password or a word is not the key)");
   }
   return key;
-}
-function maskKey(key) {
-  return `\u2022\u2022\u2022\u2022${key.length > 8 ? key.slice(-4) : ""}`;
 }
 function parseBaseUrl(raw, options = {}) {
   const source = options.source ? ` (from ${options.source})` : "";
@@ -259,13 +249,14 @@ function cliEnvironment(env2 = process.env) {
   delete env2.NODE_TLS_REJECT_UNAUTHORIZED;
   return copy;
 }
-var MIN_KEY_LENGTH, LOOPBACK, isLoopbackHost;
+var MIN_KEY_LENGTH, maskKey, LOOPBACK, isLoopbackHost;
 var init_validate = __esm({
   "src/settings/validate.ts"() {
     "use strict";
     init_errors();
     init_excerpt();
     MIN_KEY_LENGTH = 12;
+    maskKey = (key) => `\u2022\u2022\u2022\u2022${key.length > 8 ? key.slice(-4) : ""}`;
     LOOPBACK = /^(localhost|::1|(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::ffff:7f[\da-f]{2}:[\da-f]{1,4})$/;
     isLoopbackHost = (hostname) => LOOPBACK.test(hostname.toLowerCase().replace(/^\[|\]$/g, ""));
   }
@@ -5258,10 +5249,7 @@ function configDir(env2 = process.env, platform = process.platform) {
   if (platform === "win32") return import_node_path2.default.join(env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming"), "trigger", "Config");
   return import_node_path2.default.join(xdgDir(env2, "XDG_CONFIG_HOME", ".config"), "trigger");
 }
-function configPath(env2 = process.env, platform = process.platform) {
-  return import_node_path2.default.join(configDir(env2, platform), "config.json");
-}
-var import_node_os2, import_node_path2, homeDir, xdgDir;
+var import_node_os2, import_node_path2, homeDir, xdgDir, configPath;
 var init_paths = __esm({
   "src/settings/paths.ts"() {
     "use strict";
@@ -5271,6 +5259,7 @@ var init_paths = __esm({
     init_try_or();
     homeDir = (env2 = process.env) => [env2.HOME, tryOr(() => import_node_os2.default.userInfo().homedir)].find((home) => home && import_node_path2.default.isAbsolute(home)) ?? import_node_path2.default.parse(process.cwd()).root;
     xdgDir = (env2, name, inHome) => env2[name] && import_node_path2.default.isAbsolute(env2[name]) ? env2[name] : import_node_path2.default.join(homeDir(env2), inHome);
+    configPath = (env2 = process.env, platform = process.platform) => import_node_path2.default.join(configDir(env2, platform), "config.json");
   }
 });
 
@@ -5363,7 +5352,6 @@ function parseValue(raw, label = "--value") {
   if (!m || intPart === "" && (fracPart === void 0 || fracPart === ""))
     throw new UsageError(`${label} must be a decimal number such as 9.99, -3 or 1e3; got ${quotedExcerpt(raw)}`);
   const sign = m[1] === "-" ? "-" : "";
-  const exponent = m[4];
   const asDouble = Number(text);
   if (!Number.isFinite(asDouble)) throw new UsageError(`${label} ${excerpt(raw)} is beyond the range of a double-precision number`);
   const digits = `${intPart}${fracPart ?? ""}`;
@@ -5371,7 +5359,7 @@ function parseValue(raw, label = "--value") {
     throw new UsageError(`${label} ${excerpt(raw)} is too small to represent as a double-precision number`);
   const int = intPart.replace(/^0+(?=\d)/, "") || "0";
   const frac = fracPart ? `.${fracPart}` : "";
-  const exp = exponent === void 0 ? "" : `e${exponent}`;
+  const exp = m[4] === void 0 ? "" : `e${m[4]}`;
   return { json: `${sign}${int}${frac}${exp}` };
 }
 function valueFromInput(value, label = "--value") {
@@ -5397,8 +5385,7 @@ function valueTextIn(jsonText, value, member = "value") {
           let at = end + 1;
           while (/[\s:]/.test(jsonText[at] ?? "")) at++;
           NUMBER_AT.lastIndex = at;
-          const match = NUMBER_AT.exec(jsonText);
-          found2 = match?.[0];
+          found2 = NUMBER_AT.exec(jsonText)?.[0];
         }
       }
       i = end;
@@ -5425,9 +5412,6 @@ function encodeSegment(segment, name) {
   const encoded = encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return /^\.+$/.test(encoded) ? encoded.replaceAll(".", "%2E") : encoded;
 }
-function eventPath(triggerId, userId) {
-  return `/v1/triggers/${encodeSegment(triggerId, "triggerId")}/users/${encodeSegment(userId, "userId")}/events`;
-}
 function prepareEvent(input2, label = "--value") {
   const { triggerId, userId, value } = Object(input2);
   return eventOf(triggerId, userId, value === void 0 ? void 0 : valueFromInput(value, label));
@@ -5442,7 +5426,7 @@ function parseTraceparent(value) {
   if (match[1] === "00" && match[5] !== void 0) return void 0;
   return text;
 }
-var USER_AGENT, DECIMAL2, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT, gotType;
+var USER_AGENT, DECIMAL2, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT, eventPath, gotType;
 var init_request = __esm({
   "src/client/request.ts"() {
     "use strict";
@@ -5454,6 +5438,7 @@ var init_request = __esm({
     PLAIN_JSON_NUMBER = /^-?(?:0|[1-9]\d{0,299})(?:\.\d{1,300})?$/;
     NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
     SAFE_SEGMENT = /^(?!\.+$)[A-Za-z0-9_.~-]+$/;
+    eventPath = (triggerId, userId) => `/v1/triggers/${encodeSegment(triggerId, "triggerId")}/users/${encodeSegment(userId, "userId")}/events`;
     gotType = (v) => v == null ? String(v) : `${typeof v === "object" ? "an" : "a"} ${typeof v}`;
   }
 });
@@ -5525,8 +5510,8 @@ var init_attempt = __esm({
     NO_HEADERS = {};
     Attempt = class {
       promise;
-      /** monotonicMs() after which the attempt has taken too long. */
       deadline;
+      // monotonicMs() after which the attempt has taken too long.
       done = false;
       /** Its neighbours in the Deadlines list while it is in flight. */
       older;
@@ -32452,10 +32437,7 @@ function isPermanent(error2) {
   const codes = errorCodes(error2);
   return codes.some(isTlsCode) || codes.includes("ERR_PROXY_AUTH_REQUIRED") || isTlsAlert(error2);
 }
-function createClient(options) {
-  return new TriggerClient(options);
-}
-var TriggerClient, eventUrl;
+var TriggerClient, eventUrl, createClient;
 var init_client = __esm({
   "src/client/client.ts"() {
     "use strict";
@@ -32585,17 +32567,9 @@ var init_client = __esm({
         }
         if (status2 >= 200 && status2 < 300 && !saysFailure) {
           const safe = text === SUCCESS_TEXT ? outcome : this.#masked(text, json);
-          return {
-            ok: true,
-            status: status2,
-            statusText: statusText(status2),
-            triggerId: event.triggerId,
-            userId: event.userId,
-            value: event.value?.json,
-            ...info2,
-            requestId,
-            response: safe.json ?? safe.text
-          };
+          const { triggerId, userId, value } = event;
+          const response = safe.json ?? safe.text;
+          return { ok: true, status: status2, statusText: statusText(status2), triggerId, userId, value: value?.json, ...info2, requestId, response };
         }
         const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json;
         if (isRetryableStatus(status2) && canRetry && !options.throwPushBack && (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS)) {
@@ -32651,22 +32625,12 @@ var init_client = __esm({
       #attempt(event, attempt, signal, started) {
         const dispatcher = this.#dispatcher;
         if (!dispatcher) return this.ready().then(() => this.#attempt(event, attempt, signal, monotonicMs()));
-        this.#options.onEvent?.({
-          type: "request",
-          attempt,
-          method: "POST",
-          url: eventUrl(this.baseUrl, event),
-          headers: this.displayHeaders(),
-          body: event.body
-        });
+        const { origin, prefix } = this.baseUrl;
+        const path18 = `${prefix}${event.path}`;
+        const onEvent = this.#options.onEvent;
+        onEvent?.({ type: "request", attempt, method: "POST", url: `${origin}${path18}`, headers: this.displayHeaders(), body: event.body });
         const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
-        const request = {
-          origin: this.baseUrl.origin,
-          path: `${this.baseUrl.prefix}${event.path}`,
-          method: "POST",
-          headers: this.#headerList,
-          body: event.body
-        };
+        const request = { origin, path: path18, method: "POST", headers: this.#headerList, body: event.body };
         if (!current.done) dispatcher.dispatch(request, current);
         return current.promise;
       }
@@ -32682,6 +32646,7 @@ var init_client = __esm({
       }
     };
     eventUrl = (baseUrl, event) => `${baseUrl.origin}${baseUrl.prefix}${event.path}`;
+    createClient = (options) => new TriggerClient(options);
   }
 });
 
@@ -36359,11 +36324,6 @@ var require_keyring = __commonJS({
 });
 
 // src/settings/keychain.ts
-function storeName(platform = process.platform) {
-  if (platform === "darwin") return "the macOS Keychain";
-  if (platform === "win32") return "the Windows Credential Manager";
-  return "the Secret Service keyring";
-}
 function busAnswers(signal, env2 = process.env) {
   if (process.platform !== "linux") return Promise.resolve();
   const listed = env2.DBUS_SESSION_BUS_ADDRESS?.split(";") ?? (env2.XDG_RUNTIME_DIR ? [`unix:path=${env2.XDG_RUNTIME_DIR}/bus`] : []);
@@ -36425,7 +36385,7 @@ async function loadKey(profile) {
   }
   return key;
 }
-var import_node_net3, SERVICE, STORE_TIMEOUT_MS, NO_STORE, LOCKED, reason, tryStore, storeKey, deleteKey;
+var import_node_net3, SERVICE, STORE_TIMEOUT_MS, storeName, NO_STORE, LOCKED, reason, tryStore, storeKey, deleteKey;
 var init_keychain = __esm({
   "src/settings/keychain.ts"() {
     "use strict";
@@ -36433,6 +36393,7 @@ var init_keychain = __esm({
     init_errors();
     SERVICE = "trigger-cli";
     STORE_TIMEOUT_MS = 1e3;
+    storeName = (platform = process.platform) => platform === "darwin" ? "the macOS Keychain" : platform === "win32" ? "the Windows Credential Manager" : "the Secret Service keyring";
     NO_STORE = /autolaunch|failed to connect to socket|not provided by any \.service files|DBUS_SESSION_BUS_ADDRESS|DBus\.Error\.(ServiceUnknown|NoServer|Spawn)/i;
     LOCKED = /\blocked\b|no result found|prompt|dismissed|cancel/i;
     reason = (error2) => (error2?.message ?? String(error2)).split("\n")[0].replace(/^Platform failure: /, "");
@@ -36650,9 +36611,6 @@ function syntaxProblem(text, error2) {
   const words = error2.message.replace(/\s*(?:in JSON )?at position \d+.*$/s, "").replace(/^Unexpected end of JSON input$/, "the file ends too early");
   return { message: `not valid JSON: ${words} (line ${line2}, column ${column})`, line: line2, column };
 }
-function isPlainValid(data) {
-  return catalogProblems(data).length === 0;
-}
 function catalogProblems(data, text = "") {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
   const lineOfKey = keyLines(text);
@@ -36793,10 +36751,7 @@ function loadCatalog(found2, options = {}) {
 function idIn(key, entry, profile) {
   return entry.ids !== void 0 && Object.hasOwn(entry.ids, profile) ? entry.ids[profile] : key;
 }
-function triggerIdsFor(catalog, profile) {
-  return Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));
-}
-var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, kind, describe, isObject, MAX_KEY_RESCANS, STRING_OR_NUMBER, spelled, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION;
+var import_node_path7, VALUE_RULES, ENTRY_FIELDS, TOP_FIELDS, kind, describe, isObject, MAX_KEY_RESCANS, isPlainValid, STRING_OR_NUMBER, spelled, parseJson, MAX_RECORD_BYTES, MAX_REMEMBERED, SETTLED_MS, RULES_VERSION, triggerIdsFor;
 var init_load = __esm({
   "src/catalog/load.ts"() {
     "use strict";
@@ -36816,6 +36771,7 @@ var init_load = __esm({
     describe = (value) => typeof value === "string" ? quotedExcerpt(value) : typeof value === "object" ? kind(value) : JSON.stringify(value);
     isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
     MAX_KEY_RESCANS = 64;
+    isPlainValid = (data) => catalogProblems(data).length === 0;
     STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
     spelled = (id) => JSON.stringify(id).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
     parseJson = (text) => JSON.parse(text.charCodeAt(0) === 65279 ? text.slice(1) : text);
@@ -36823,6 +36779,7 @@ var init_load = __esm({
     MAX_REMEMBERED = 16;
     SETTLED_MS = 2e3;
     RULES_VERSION = 2;
+    triggerIdsFor = (catalog, profile) => Object.entries(catalog.data.triggers).map(([key, entry]) => idIn(key, entry, profile));
   }
 });
 
@@ -37647,10 +37604,7 @@ function readLineIds(stream, options) {
   };
   return { rows: mapLines(stream, options, toRow), header: () => ["triggerId", "userId"] };
 }
-function readRows(stream, format2, options) {
-  return READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
-}
-var Damaged, DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, blank, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, describe2, invalidNdjson, READERS;
+var Damaged, DEFAULT_COLUMNS, columnsWords, UNKNOWN_MARK, UNKNOWN_ERROR, CUT_ERROR, KEPT_ERROR, blank, MAX_CHUNK_ROWS, QUOTE, CsvRecords, keptFields, describe2, invalidNdjson, READERS, readRows;
 var init_rows = __esm({
   "src/batch/rows.ts"() {
     "use strict";
@@ -37769,6 +37723,7 @@ var init_rows = __esm({
     describe2 = (value) => value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
     invalidNdjson = (line2, raw, reason2) => invalidRow(line2, { format: "ndjson", object: void 0, valueText: void 0, raw }, reason2);
     READERS = { csv: readCsv, ndjson: readNdjson, lines: readLineIds };
+    readRows = (stream, format2, options) => READERS[FORMAT_TABLE[format2].kind](stream, options, format2);
   }
 });
 
@@ -43346,8 +43301,8 @@ var init_recorder = __esm({
     UNKNOWN_SKIPPED = "skipped: an earlier run could not tell whether it was recorded (pass --retry-unknown to send it)";
     BatchRecorder = class {
       counts = emptyCounts();
-      /** Failures shown on stderr one by one. */
       shownFailures = 0;
+      // Failures shown on stderr one by one.
       #o;
       #streak = 0;
       // Failures in a row that every row would share (see #breaker).
@@ -45867,14 +45822,11 @@ function bound(text, flag) {
   return n;
 }
 function applyFields(entry, options) {
-  const next = { ...entry };
-  if (options.name !== void 0) next.name = options.name;
-  if (options.value !== void 0) next.value = options.value;
-  if (options.min !== void 0) next.min = bound(options.min, "--min");
-  if (options.max !== void 0) next.max = bound(options.max, "--max");
-  if (options.description !== void 0) next.description = options.description;
-  if (options.deprecated !== void 0) next.deprecated = options.deprecated;
-  return Object.fromEntries(ENTRY_FIELDS.filter((field2) => next[field2] !== void 0).map((field2) => [field2, next[field2]]));
+  const { name, value, description, deprecated, min, max } = options;
+  const given = { name, value, description, deprecated };
+  if (min !== void 0) given.min = bound(min, "--min");
+  if (max !== void 0) given.max = bound(max, "--max");
+  return Object.fromEntries(ENTRY_FIELDS.map((field2) => [field2, given[field2] ?? entry[field2]]).filter(([, v]) => v !== void 0));
 }
 function checkNewId(id) {
   if (id.trim() === "") throw new UsageError("a trigger id must not be empty");
