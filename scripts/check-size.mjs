@@ -176,7 +176,10 @@ import { join } from 'node:path';
 // review27b (the lead): a file written on at its end sends the rows it had when listed; one that says it is empty is read as it comes;
 // a damage stop's journal carries on only by its rest command (+13); the failed file and the journal made again from
 // their open files when their folder is removed, never through a link, the folder 0700 (+17).
-const BUDGET = 12_238;
+// size27b took 60 out without a change in behaviour: internal types' doc comments trailing their fields (runner, recorder, store; -16),
+// one-expression functions as arrow constants (-16), client.ts's result and request as literals a line (-19), applyFields as one
+// object (-3), smaller code in keychain, excerpt and request (-6).
+const BUDGET = 12_178;
 const GOAL = 11_600;
 
 function lines(dir) {
