@@ -179,7 +179,9 @@ import { join } from 'node:path';
 // size27b took 60 out without a change in behaviour: internal types' doc comments trailing their fields (runner, recorder, store; -16),
 // one-expression functions as arrow constants (-16), client.ts's result and request as literals a line (-19), applyFields as one
 // object (-3), smaller code in keychain, excerpt and request (-6).
-const BUDGET = 12_178;
+// The lead: start-up finds the config folder without errors.ts (configFolder; fix27b's refusal had put it in startup.cjs, +1.8 KB,
+// fire's CPU 2.61-2.67x node -e 0 against the 2.6x target) (+11).
+const BUDGET = 12_189;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -9,7 +9,7 @@ import nodeModule from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import { makeFolders, writeFileAtomic } from './atomic-write.js';
-import { configDir, homeDir, xdgDir } from './settings/paths.js';
+import { configFolder, homeDir, xdgDir } from './settings/paths.js';
 import { tryOr } from './try-or.js';
 import { VERSION } from './version.js';
 import type * as CliModule from './cli.js';
@@ -184,8 +184,12 @@ function readCache(cacheFile: string, record: unknown, madeFor: string): Buffer 
   });
 }
 
-/** The config folder's file of cache records: { [cache file name]: { file, for } }. */
-const recordsFile = () => path.join(configDir(), 'code-cache.json');
+/** The config folder's file of cache records: { [cache file name]: { file, for } }; none for a relative TRIGGER_CONFIG_DIR (refused). */
+const recordsFile = () => {
+  const folder = configFolder();
+  if (folder === undefined) throw new Error('TRIGGER_CONFIG_DIR is relative: no code cache');
+  return path.join(folder, 'code-cache.json');
+};
 const MAX_RECORDS_BYTES = 1024 * 1024;
 
 /**

@@ -5239,11 +5239,16 @@ var init_atomic_write = __esm({
 
 // src/settings/paths.ts
 function configDir(env2 = process.env, platform = process.platform) {
+  const dir = configFolder(env2, platform);
   const given = env2.TRIGGER_CONFIG_DIR;
   const hint = given?.startsWith("~") ? "a quoted ~ is not your home folder: write $HOME instead" : 'e.g. TRIGGER_CONFIG_DIR="$PWD/cfg"';
-  if (given && !import_node_path2.default.isAbsolute(given))
+  if (dir === void 0)
     throw new ConfigError(`TRIGGER_CONFIG_DIR must be an absolute path, not ${given}; nothing was read or stored`, { hint });
-  if (given) return import_node_path2.default.resolve(given);
+  return dir;
+}
+function configFolder(env2 = process.env, platform = process.platform) {
+  const given = env2.TRIGGER_CONFIG_DIR;
+  if (given) return import_node_path2.default.isAbsolute(given) ? import_node_path2.default.resolve(given) : void 0;
   const home = homeDir(env2);
   if (platform === "darwin") return import_node_path2.default.join(home, "Library", "Preferences", "trigger");
   if (platform === "win32") return import_node_path2.default.join(env2.APPDATA || import_node_path2.default.join(home, "AppData", "Roaming"), "trigger", "Config");
