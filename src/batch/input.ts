@@ -99,8 +99,6 @@ async function sniff(source: Readable): Promise<{ format: Format; stream: Readab
   return { format: /^\s*\{/.test(head.toString('utf8')) ? 'ndjson' : 'csv', stream }; // \s takes a byte-order mark too
 }
 
-const stdinIsFile = () => tryOr(() => fs.fstatSync(0).isFile(), false);
-
 const zstd = (zlib as unknown as { createZstdDecompress?: (options?: zlib.ZlibOptions) => NodeJS.ReadWriteStream }).createZstdDecompress;
 
 /**
@@ -415,32 +413,35 @@ const listedBytes = (file: { path: string; name: string }, listed: fs.Stats) =>
 /**
  * A file's bytes up to its size when listed, each piece checked to be of that file still (its size and time), before it is handed on
  * (audit27): a CSV cut short while read sent its torn last line as a user and ended as a success, one written on sent rows its journal had
- * not hashed. A file removed or made unreadable after the listing is damage too, not "a bug in trigger".
+ * not hashed. A file removed or made unreadable after the listing is damage too, not "a bug in trigger". The file behind standard input
+ * (review27b F3: the same torn line) is read on from the offset it was handed over at, `from`; where that cannot be told (null), to its end.
  */
-async function* bytesOf(file: { path: string; name: string }, listed: fs.Stats): AsyncGenerator<Buffer> {
+async function* bytesOf(file: { path: string; name: string }, listed: fs.Stats, from?: number | null): AsyncGenerator<Buffer> {
   const gone = (error: Error) =>
     new Damaged(`cannot read ${file.name}`, { cause: new Error(`since the batch began: ${errnoWords(error, 'reading')}`) });
-  const handle = await fs.promises.open(file.path).catch((error: Error) => Promise.reject(gone(error)));
+  const handle = from === undefined ? await fs.promises.open(file.path).catch((error: Error) => Promise.reject(gone(error))) : undefined;
+  const [fd, size, it] = [handle?.fd ?? 0, from === null ? Infinity : listed.size, handle ? 'it' : 'the file behind it'];
   // Written on at its end (a log still written, review27b F2): the bytes it had when listed are read, no more, unless its last line was
-  // still being written then. Cut, or written again in place at its size: damage.
+  // still being written then. Cut, or written again in place at its size: damage (any change, when where it ends is not known).
   let end = 0x0a; // its last byte read
-  const same = (last: boolean, now = fs.fstatSync(handle.fd)) => {
-    if (now.size === listed.size ? now.mtimeMs === listed.mtimeMs : now.size > listed.size && !(last && end !== 0x0a)) return;
-    const torn = now.size > listed.size && 'its last line was still being written when the batch began (a file still written: send a copy)';
+  const same = (last: boolean, now = fs.fstatSync(fd)) => {
+    const on = now.size > listed.size && size < Infinity;
+    if (now.size === listed.size ? now.mtimeMs === listed.mtimeMs : on && !(last && end !== 0x0a)) return;
+    const torn = on && 'its last line was still being written when the batch began (a file still written: send a copy)';
     const how =
       now.size === listed.size ? 'written again' : torn || `${plural(listed.size, 'byte')} when listed, ${formatCount(now.size)} now`;
-    throw new Damaged(`${file.name} changed while it was read`, { cause: new Error(`it changed while it was read: ${how}`) });
+    throw new Damaged(`${file.name} changed while it was read`, { cause: new Error(`${it} changed while it was read: ${how}`) });
   };
   try {
-    for (let [at, n] = [0, 1]; n > 0 && at < listed.size; at += n) {
-      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, listed.size - at));
-      n = (await handle.read(chunk, 0, chunk.length, at)).bytesRead;
+    for (let [at, n] = [from ?? 0, 1]; n > 0 && at < size; at += n) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, size - at));
+      n = await new Promise<number>((ok, no) => fs.read(fd, chunk, 0, chunk.length, handle ? at : null, (e, k) => (e ? no(e) : ok(k))));
       if (n > 0) end = chunk[n - 1]!;
       yield (same(false), chunk.subarray(0, n)); // a write begun sets the time first: these bytes are the listed file's
     }
     same(true); // its last line torn by a cut, or by a write still under way at its end
   } finally {
-    await handle.close();
+    await handle?.close();
   }
 }
 
@@ -639,12 +640,15 @@ export async function openInputs(sources: string[], options: OpenOptions = {}): 
 async function openStdin(options: OpenOptions, columns: boolean): Promise<Input> {
   const given = options.stdin;
   if (given === undefined) throw new Error("a batch from - needs the command context's stdin");
-  // A file behind stdin (`< rows.csv`) ends, so its unsent rows are kept as a named file's are; a pipe or a terminal may
-  // not end: reading stops at the first signal.
   if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin('--format parquet reads a Parquet file');
   const [mark, stop]: [Stopped, Stop] = [{ stopped: false }, {}];
-  const stdin = given === process.stdin && stdinIsFile() ? undefined : stoppable(given, mark);
-  const stream = Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
+  const listed = given === process.stdin ? tryOr(() => fs.fstatSync(0)) : undefined;
+  const stdin = listed?.isFile() ? undefined : stoppable(given, mark);
+  // A file behind stdin (`< rows.csv`) ends, and is read as a named file is (review27b F3), from its offset (`{ head -n1; trigger batch -; }
+  // < f`; Linux tells it, else to its end): unsent rows kept likewise. A pipe or a terminal may not end: reading stops at the first signal.
+  const at = () => tryOr(() => Number(/^pos:\s*(\d+)$/m.exec(fs.readFileSync('/proc/self/fdinfo/0', 'latin1'))![1]), null);
+  const file = !stdin && listed!.size ? Readable.from(bytesOf({ path: '-', name: 'standard input' }, listed!, at())) : undefined;
+  const stream = Readable.from(sniffedStdin(file ?? stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
   const input: Input = {
     files: [],
