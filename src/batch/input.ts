@@ -42,7 +42,7 @@ export interface Input {
   close(): void; // Lets go of standard input at once, read or not (a run that ends with an error).
   /** Set when reading stopped before the end: standard input's partial last line dropped, or a file's rows after `line` (and `later` files) not read. */
   cut: { dropped: number; file?: undefined } | { dropped: 0; file: string; line: number; later: string[]; check: string } | undefined;
-  /** Set when a file's compressed data could not be read on after `line`: the rest of that file is in no place. */
+  /** Set when a file could not be read past `line` (0: from its first line): the rest of that file is in no place. */
   damaged?: { file: string; line: number; why: string; check?: string };
   /** Told when `damaged` is set, before a later file's row is handed on. */
   onDamage?: ((damage: NonNullable<Input['damaged']>) => void) | undefined;

@@ -39,7 +39,7 @@ const CAUSES: { [K in StopReason['kind']]: (reason: Extract<StopReason, { kind: 
   journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
   'retry-after': (r) => `the service asked to wait ${waitWords(r.seconds * 1000)} (Retry-After), more than a batch waits`,
   'pushed-back': (r) => `the service pushed back every request for ${r.seconds} s and accepted none`,
-  damaged: (r) => `${r.file} could not be read on after line ${r.line} (${r.why})`,
+  damaged: (r) => `${r.file} could not be read ${r.line ? `past line ${r.line}` : 'from its first line'} (${r.why})`,
 };
 
 export const stopCause = (reason: StopReason): string => (CAUSES[reason.kind] as (reason: StopReason) => string)(reason);

@@ -27,7 +27,7 @@ it('a rest run on a copy cut short before its --after-line names no failed file 
   const args = ['batch', file, '--after-line', '15000:0badc0de', '--journal', path.join(sandbox.home, 'g-rest.journal')];
   const result = await runCommand([...args, '--resume', '--failed', failed], sandbox.env);
   expect({ code: result.code, sent: server.requests.length, failed: fs.existsSync(failed) }).toEqual({ code: 2, sent: 0, failed: false });
-  expect(result.stderr).toContain('could not be read on after line');
+  expect(result.stderr).toContain('could not be read past line');
   expect(keptIn(result.stdout + result.stderr)).toEqual([]); // was: [[g-rest-failed.csv, false]]
   // Said as what it is (was: "has changed since the batch stopped", which sends the user looking for another export).
   expect(result.stderr).toMatch(/could not be read past line \d+ \(.+\), before line 15000 where the batch stopped; nothing was sent/);
@@ -40,7 +40,7 @@ it('a Parquet file damaged in its first page names no failed file it never makes
   fs.writeFileSync(file, damagedAt(uidParquet(file, 2000, 500), 0.01));
   const result = await runCommand(['batch', file, '--trigger', 'p', '--columns', 'userId=uid'], sandbox.env, sandbox.home);
   expect(server.requests).toHaveLength(0);
-  expect(result.stderr).toContain('could not be read on after line 0');
+  expect(result.stderr).toContain('could not be read from its first line (');
   // Was: "rows not yet sent are kept in <home>/trigger-failed-<date>-<time>.csv", a file that was never made.
   expect(keptIn(result.stdout + result.stderr).filter(([, exists]) => !exists)).toEqual([]);
 });

@@ -50,7 +50,7 @@ describe('a .gz with bytes after its last member that are not gzip', () => {
     const at = Buffer.concat(members).length;
     const why = `trailing garbage: the bytes after gzip member ${counts.length} are not gzip (27 of them); every row before them was read`;
     expect(result.stderr).toContain(
-      `could not be read on after line ${total + 1} (${why}; cut them off with: truncate -s ${at} ${result.file})`,
+      `could not be read past line ${total + 1} (${why}; cut them off with: truncate -s ${at} ${result.file})`,
     );
     // Not "damaged ... its later rows could not be read; copy it whole again": there are none, and the copy may be whole.
     expect(result.stdout).toContain(`has bytes after line ${total + 1} that are not gzip: every row before them was read`);

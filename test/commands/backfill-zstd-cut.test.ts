@@ -38,7 +38,7 @@ describe.runIf(compress !== undefined)('zstd', () => {
     // Was (Node 22.23.3): exit 0, "N accepted of N rows", the cut last line sent with a cut value.
     expect(wrong()).toEqual([]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('part-0.csv.zst could not be read on after line');
+    expect(result.stderr).toContain('part-0.csv.zst could not be read past line');
   });
 
   const frames = () => [
@@ -63,6 +63,6 @@ describe.runIf(compress !== undefined)('zstd', () => {
     const result = await batch(cut(first!, second!));
     expect(wrong()).toEqual([]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('part-0.csv.zst could not be read on after line');
+    expect(result.stderr).toContain('part-0.csv.zst could not be read past line');
   });
 });

@@ -56,7 +56,7 @@ describe.runIf(compress !== undefined)('a .zst with bytes after its last frame t
     const at = Buffer.concat(data).length;
     const why = `trailing garbage: the bytes after zstd frame ${counts.length} are not zstd (${tail.length} of them); every row before them was read`;
     expect(result.stderr).toContain(
-      `could not be read on after line ${total + 1} (${why}; cut them off with: truncate -s ${at} ${result.file})`,
+      `could not be read past line ${total + 1} (${why}; cut them off with: truncate -s ${at} ${result.file})`,
     );
     expect(result.stdout).not.toContain('its later rows could not be read');
     expect(result.stdout).toContain(`has bytes after line ${total + 1} that are not zstd: every row before them was read; cut them off`);

@@ -188,7 +188,7 @@ describe('a folder of gzip part files', () => {
     // Run in the file's folder: the rest's journal is named as if beside it (a file elsewhere is named by its folder too).
     const result = await runCommand(['batch', cut, '--concurrency', '2', '--failed', at('failed.csv')], sandbox.env, sandbox.home);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`stopping: ${cut} could not be read on after line`);
+    expect(result.stderr).toContain(`stopping: ${cut} could not be read past line`);
     const line = Number(/is damaged after line (\d+)/.exec(result.stdout)?.[1]);
     const rest = `gzip -t ${cut} && trigger batch ${cut} --after-line ${line}:${checkOf(result.stdout + result.stderr)} --journal cut-rest.journal --resume`;
     expect(result.stdout).toContain(`then send them with: ${rest} --failed cut-rest-failed.csv`);

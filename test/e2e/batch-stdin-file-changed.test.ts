@@ -48,7 +48,7 @@ describe('a file behind standard input written while it is read', () => {
     const torn = server.requests.map((r) => userOf(r.url)).filter((user) => !listed.has(user));
     expect(torn.map((user) => `${user.slice(0, 12)}… (${user.length} characters)`)).toEqual([]);
     expect(result.stdout).not.toMatch(/^✔/);
-    expect(result.stdout).toMatch(/standard input could not be read on after line (\d+) \(the file behind it changed while it was read/);
+    expect(result.stdout).toMatch(/standard input could not be read past line (\d+) \(the file behind it changed while it was read/);
     expect(result.code).toBe(2);
     const line = Number(/standard input is damaged after line (\d+)/.exec(result.stdout)?.[1]);
     // Its name is not known, so no rest is printed (docs/choices.md); the rows read and not sent are kept, and their replay sends each once.
