@@ -336,15 +336,17 @@ function filesOf(source: string, cwd: string): Array<{ path: string; name: strin
 }
 
 /**
- * Whether a folder's entry is a regular file, through a link; a link to nothing, a loop of links, or a folder (Hive's
- * `date=2026-01-01/`, whose rows would be left out unsaid) is an input error.
+ * That a folder's entry is a regular file, through a link; a link to nothing, a loop of links, a folder (Hive's `date=2026-01-01/`) or
+ * a device, FIFO or socket (audit27 #12: a FIFO may be a part still streamed in) is an input error: their rows would be left out unsaid.
  */
 function isFile(file: { path: string; name: string }): boolean {
   const stat = statOf(file.path, file.name, 'mend or remove it, or name the files to read', '; nothing was sent');
   const hint = `name the folders inside it: trigger batch ${path.join(path.dirname(file.name), '*')}/`;
   const message = `${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`;
   if (stat.isDirectory()) throw new UsageError(message, { hint });
-  return stat.isFile();
+  const odd = `${file.name} is not a regular file (a device, a FIFO or a socket), which a folder's parts are; nothing was sent`;
+  if (!stat.isFile()) throw new UsageError(odd, { hint: 'move it out of the folder, or name the files to read' });
+  return true;
 }
 
 /**

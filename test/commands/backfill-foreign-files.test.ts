@@ -3,7 +3,10 @@
  * bytes, a partitioned export's subfolders, Redshift's manifest. Each was read as CSV text (rows of binary sent as
  * invalid, or worse), said "first bytes are 00 00 00 00", or was skipped without a word.
  */
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCommand, useCommandServer, type CommandSandbox } from '../helpers/in-process.js';
@@ -50,6 +53,21 @@ describe('files the batch does not read', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${path.join(at('export'), 'date=2026-01-01')} is a folder inside a folder given`);
     expect(result.stderr).toContain(`trigger batch ${path.join(at('export'), '*')}/`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  // audit27 #12: skipped without a word, exit 0 (named alone, the same entry is exit 2). A FIFO may be a part still being streamed in.
+  it.each([
+    ['a link to a character device', (file: string) => fs.symlinkSync('/dev/zero', file)],
+    ['a FIFO', (file: string) => execFileSync('mkfifo', [file])],
+    ['a socket', (file: string) => ((server) => once(server, 'listening').then(() => server))(net.createServer().listen(file))],
+  ])('an entry that is %s is named, not skipped: exit 2, nothing sent', async (_what, make) => {
+    write('export/part-1.csv', 'triggerId,userId\nt,a\n');
+    const made = await make(at('export/part-2.csv'));
+    const result = await runCommand(['batch', at('export')], sandbox.env);
+    if (made instanceof net.Server) made.close();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${path.join(at('export'), 'part-2.csv')} is not a regular file (a device, a FIFO or a socket)`);
     expect(server.requests).toHaveLength(0);
   });
 
