@@ -155,7 +155,10 @@ export function findColumns(
     new UsageError(`${where} has no ${wanted[key]} column (its columns: ${excerpt(names.join(', '))})`, { hint });
   // A name given is needed even when it is the default's (value=value): was read as absent, the events sent without values (inputs22).
   const named = (Object.keys(options.columns ?? {}) as Array<keyof ColumnNames>).find((key) => at(wanted[key]) < 0);
-  if (named) throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has, or leave ${named}= out`);
+  // Left out, a role reads its default column: offered only when that works (audit27 #10: userId= left out was "no userId column").
+  const out = named && (at(DEFAULT_COLUMNS[named]) >= 0 || named === 'value' || (named === 'triggerId' && options.trigger));
+  if (named)
+    throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has${out ? `, or leave ${named}= out` : ''}`);
   const columns = { trigger: at(wanted.triggerId), user: at(wanted.userId), value: at(wanted.value), error: at('error') };
   // One column for two roles (userId=uid,value=uid sent the user id as each value: audit24): refused when both were named; a default
   // on a column named for another role is not read (userId=value: the file's value column is the user's, not a value).

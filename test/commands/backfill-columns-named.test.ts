@@ -66,6 +66,24 @@ describe('--columns naming a default column the file lacks', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  // audit27 #10: "or leave userId= out" was offered on a file without a userId column, and leaving it out was then refused.
+  it.each([
+    ['uid,triggerId\nu1,signup\n', 'userId=user', [], false],
+    ['userId,triggerId\nu1,signup\n', 'userId=user', [], true],
+    ['userId,event\nu1,signup\n', 'triggerId=trigger', [], false],
+    ['userId,event\nu1,signup\n', 'triggerId=trigger', ['--trigger', 'signup'], true],
+  ])('%j --columns %s %j: "leave it out" offered only where that run works', async (text, columns, extra, offered) => {
+    server.handle((_req, res) => json(res, 200, { success: true }));
+    fs.writeFileSync(at('f.csv'), text);
+    const result = await runCommand(['batch', at('f.csv'), '--columns', columns, ...extra], sandbox.env);
+    expect(result.code).toBe(2);
+    const role = columns.split('=')[0]!;
+    expect(result.stderr).toContain(`check --columns ${columns}: name a column the file has${offered ? `, or leave ${role}= out` : '\n'}`);
+    const left = await runCommand(['batch', at('f.csv'), ...extra], sandbox.env); // the hint followed
+    expect(left.code).toBe(offered ? 0 : 2);
+    expect(server.requests).toHaveLength(offered ? 1 : 0);
+  });
+
   it('a default column not named stays optional: the rows go without their values, as before', async () => {
     server.handle((_req, res) => json(res, 200, { success: true }));
     const result = await runCommand(['batch', csv()], sandbox.env);

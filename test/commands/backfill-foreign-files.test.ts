@@ -63,7 +63,7 @@ describe('files the batch does not read', () => {
     ['a socket', (file: string) => ((server) => once(server, 'listening').then(() => server))(net.createServer().listen(file))],
   ])('an entry that is %s is named, not skipped: exit 2, nothing sent', async (_what, make) => {
     write('export/part-1.csv', 'triggerId,userId\nt,a\n');
-    const made = await make(at('export/part-2.csv'));
+    const made: unknown = await make(at('export/part-2.csv'));
     const result = await runCommand(['batch', at('export')], sandbox.env);
     if (made instanceof net.Server) made.close();
     expect(result.code).toBe(2);
