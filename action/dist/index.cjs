@@ -37443,7 +37443,9 @@ function findColumns(names, options, where2, noUser = "name it with --columns us
   const at = (name) => columnAt(names, name);
   const missing = (key, hint) => new UsageError(`${where2} has no ${wanted[key]} column (its columns: ${excerpt(names.join(", "))})`, { hint });
   const named = Object.keys(options.columns ?? {}).find((key) => at(wanted[key]) < 0);
-  if (named) throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has, or leave ${named}= out`);
+  const out = named && (at(DEFAULT_COLUMNS[named]) >= 0 || named === "value" || named === "triggerId" && options.trigger);
+  if (named)
+    throw missing(named, `check --columns ${named}=${wanted[named]}: name a column the file has${out ? `, or leave ${named}= out` : ""}`);
   const columns2 = { trigger: at(wanted.triggerId), user: at(wanted.userId), value: at(wanted.value), error: at("error") };
   const given = options.columns ?? {};
   const roleKey = { trigger: "triggerId", user: "userId", value: "value" };
@@ -37947,7 +37949,7 @@ var init_stop = __esm({
       journal: (r) => `the journal ${r.path} could not be written (${errnoWords(r.error)})`,
       "retry-after": (r) => `the service asked to wait ${waitWords(r.seconds * 1e3)} (Retry-After), more than a batch waits`,
       "pushed-back": (r) => `the service pushed back every request for ${r.seconds} s and accepted none`,
-      damaged: (r) => `${r.file} could not be read on after line ${r.line} (${r.why})`
+      damaged: (r) => `${r.file} could not be read ${r.line ? `past line ${r.line}` : "from its first line"} (${r.why})`
     };
     stopCause = (reason2) => CAUSES[reason2.kind](reason2);
   }
@@ -42420,7 +42422,9 @@ function isFile(file) {
   const hint = `name the folders inside it: trigger batch ${import_node_path11.default.join(import_node_path11.default.dirname(file.name), "*")}/`;
   const message = `${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`;
   if (stat.isDirectory()) throw new UsageError(message, { hint });
-  return stat.isFile();
+  const odd = `${file.name} is not a regular file (a device, a FIFO or a socket), which a folder's parts are; nothing was sent`;
+  if (!stat.isFile()) throw new UsageError(odd, { hint: "move it out of the folder, or name the files to read" });
+  return true;
 }
 async function openFile(file, options, listed) {
   const { compression, inner } = compressionFromName(file.name);
@@ -42473,26 +42477,28 @@ async function openFile(file, options, listed) {
     probe.destroy();
   }
 }
-async function* bytesOf(file, listed) {
+async function* bytesOf(file, listed, from) {
   const gone = (error2) => new Damaged(`cannot read ${file.name}`, { cause: new Error(`since the batch began: ${errnoWords(error2, "reading")}`) });
-  const handle = await import_node_fs10.default.promises.open(file.path).catch((error2) => Promise.reject(gone(error2)));
+  const handle = from === void 0 ? await import_node_fs10.default.promises.open(file.path).catch((error2) => Promise.reject(gone(error2))) : void 0;
+  const [fd, size, it] = [handle?.fd ?? 0, from === null ? Infinity : listed.size, handle ? "it" : "the file behind it"];
   let end = 10;
-  const same = (last, now = import_node_fs10.default.fstatSync(handle.fd)) => {
-    if (now.size === listed.size ? now.mtimeMs === listed.mtimeMs : now.size > listed.size && !(last && end !== 10)) return;
-    const torn = now.size > listed.size && "its last line was still being written when the batch began (a file still written: send a copy)";
+  const same = (last, now = import_node_fs10.default.fstatSync(fd)) => {
+    const on = now.size > listed.size && size < Infinity;
+    if (now.size === listed.size ? now.mtimeMs === listed.mtimeMs : on && !(last && end !== 10)) return;
+    const torn = on && "its last line was still being written when the batch began (a file still written: send a copy)";
     const how = now.size === listed.size ? "written again" : torn || `${plural(listed.size, "byte")} when listed, ${formatCount(now.size)} now`;
-    throw new Damaged(`${file.name} changed while it was read`, { cause: new Error(`it changed while it was read: ${how}`) });
+    throw new Damaged(`${file.name} changed while it was read`, { cause: new Error(`${it} changed while it was read: ${how}`) });
   };
   try {
-    for (let [at, n] = [0, 1]; n > 0 && at < listed.size; at += n) {
-      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, listed.size - at));
-      n = (await handle.read(chunk, 0, chunk.length, at)).bytesRead;
+    for (let [at, n] = [from ?? 0, 1]; n > 0 && at < size; at += n) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, size - at));
+      n = await new Promise((ok, no) => import_node_fs10.default.read(fd, chunk, 0, chunk.length, handle ? at : null, (e, k) => e ? no(e) : ok(k)));
       if (n > 0) end = chunk[n - 1];
       yield (same(false), chunk.subarray(0, n));
     }
     same(true);
   } finally {
-    await handle.close();
+    await handle?.close();
   }
 }
 async function* rowsUntilDamage(name, { rows: rows2 }, input2, base) {
@@ -42633,8 +42639,11 @@ async function openStdin(options, columns2) {
   if (given === void 0) throw new Error("a batch from - needs the command context's stdin");
   if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin("--format parquet reads a Parquet file");
   const [mark, stop] = [{ stopped: false }, {}];
-  const stdin = given === process.stdin && stdinIsFile() ? void 0 : stoppable(given, mark);
-  const stream = import_node_stream.Readable.from(sniffedStdin(stdin?.stream ?? given, mark), { objectMode: false });
+  const listed = given === process.stdin ? tryOr(() => import_node_fs10.default.fstatSync(0)) : void 0;
+  const stdin = listed?.isFile() ? void 0 : stoppable(given, mark);
+  const at = () => tryOr(() => Number(/^pos:\s*(\d+)$/m.exec(import_node_fs10.default.readFileSync("/proc/self/fdinfo/0", "latin1"))[1]), null);
+  const file = !stdin && listed.size ? import_node_stream.Readable.from(bytesOf({ path: "-", name: "standard input" }, listed, at())) : void 0;
+  const stream = import_node_stream.Readable.from(sniffedStdin(file ?? stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
   const input2 = {
     files: [],
@@ -42654,7 +42663,7 @@ async function openStdin(options, columns2) {
   };
   return input2;
 }
-var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, stdinIsFile, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, listedBytes, damagedBefore, sumText, changed, pastEnd, stopAt;
+var import_node_fs10, import_node_path11, import_node_stream, import_node_zlib2, zstd2, INFLATED_CHUNK, frameAhead, FOREIGN, hex, parquetOnStdin, isPart, listedBytes, damagedBefore, sumText, changed, pastEnd, stopAt;
 var init_input = __esm({
   "src/batch/input.ts"() {
     "use strict";
@@ -42669,7 +42678,6 @@ var init_input = __esm({
     init_formats();
     init_report();
     init_rows();
-    stdinIsFile = () => tryOr(() => import_node_fs10.default.fstatSync(0).isFile(), false);
     zstd2 = import_node_zlib2.default.createZstdDecompress;
     INFLATED_CHUNK = 64 * 1024;
     frameAhead = (b) => [4247762216, 407710288 | b[0] & 15].some((m) => b.subarray(0, 4).every((x, k) => x === (m >>> 8 * k) % 256));
