@@ -42823,7 +42823,7 @@ async function load2(file, stop) {
 function journalInput(file) {
   let fd;
   try {
-    fd = import_node_fs11.default.openSync(file, "r");
+    if (!import_node_fs11.default.fstatSync(fd = import_node_fs11.default.openSync(file, import_node_fs11.default.constants.O_RDONLY | import_node_fs11.default.constants.O_NONBLOCK)).isFile()) return void 0;
     const chunks = [];
     for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
       const chunk = Buffer.alloc(64 * 1024);

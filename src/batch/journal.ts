@@ -212,11 +212,11 @@ async function load(file: string, stop: AbortSignal | undefined): Promise<Loaded
  * (or cannot be read). For the replay command, which reuses a journal only for its own input.
  */
 export function journalInput(file: string): InputFingerprint | undefined {
-  // The first line only, read until its newline: a replay's journal of millions of rows is tens of
-  // MB, and the header of an input of many files can pass any fixed size.
+  // The first line only, read until its newline (a replay's journal of millions of rows is tens of MB, a header of many files passes any
+  // fixed size), of a regular file only: a FIFO's open waited for a writer, hanging the replay's naming (fix27d); /dev/zero has no newline.
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, 'r');
+    if (!fs.fstatSync((fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK))).isFile()) return undefined;
     const chunks: Buffer[] = [];
     for (let at = 0, read = -1, newline = -1; newline < 0 && read !== 0; at += read) {
       const chunk = Buffer.alloc(64 * 1024);

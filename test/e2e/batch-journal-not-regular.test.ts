@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { run, type Sandbox } from '../helpers/cli.js';
-import { csvRows } from '../helpers/batch.js';
+import { csvRows, printedNext } from '../helpers/batch.js';
 import { json, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -41,4 +41,14 @@ it.each([
   }
   expect(server.requests).toHaveLength(0);
   expect(left()).toEqual(['in.csv', 'j']); // no .j.lock, no f.csv
+});
+
+it('a FIFO where the replay command would name its journal is passed over, not waited on (fix27d)', async () => {
+  server.handle((_req, res) => json(res, 400, { error: 'no such user' }));
+  fs.writeFileSync(at('in.csv'), csvRows(3));
+  expect(spawnSync('mkfifo', [at('f-2.csv.journal')]).status).toBe(0);
+  // Before: the replay's naming opened the FIFO to read its header and waited for a writer; the hang detector killed the run at 20 s.
+  const result = await run(['batch', 'in.csv', '--failed', 'f.csv'], { env: box.env, timeoutMs: 20_000 });
+  expect({ code: result.code, signal: result.signal, sent: server.requests.length }).toEqual({ code: 1, signal: null, sent: 3 });
+  expect(printedNext(result).join(' ')).toBe('batch f.csv --failed f-3.csv --journal f-3.csv.journal --resume');
 });
