@@ -42804,10 +42804,7 @@ async function load2(file, stop) {
     const into = {};
     let [buffer, base, held2] = [Buffer.allocUnsafe(1024 * 1024), 0, 0];
     for (let n; (n = (await handle.read(buffer, held2, buffer.length - held2, base + held2)).bytesRead) > 0; ) {
-      if (stop?.aborted) {
-        const message = `interrupted (${stop.reason}) while reading the journal ${file}: nothing was sent; run the command again`;
-        throw new TriggerError("interrupted", message, { signal: stop.reason });
-      }
+      if (stop?.aborted) throw readStopped(stop.reason, `the journal ${file}`);
       const from = lines(file, into, buffer.subarray(0, held2 + n), held2);
       [base, held2] = [base + from, buffer.copy(buffer, 0, from, held2 + n)];
       if (into.loaded && from > 0) into.loaded.whole = base;
@@ -42900,7 +42897,7 @@ function refuseToCarryOn(file, loaded, options) {
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${from})`}; nothing was sent`, { hint: hint2 });
   }
 }
-var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, keyPrint, catalogFingerprint, notRegular, counted, Journal;
+var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, keyPrint, catalogFingerprint, notRegular, readStopped, counted, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
@@ -42927,6 +42924,7 @@ var init_journal = __esm({
     notRegular = (file) => new UsageError(`--journal ${file} is a device or a FIFO, not a regular file; nothing was sent`, {
       hint: "name a file, e.g. --journal b.journal"
     });
+    readStopped = (signal, what) => new TriggerError("interrupted", `interrupted (${signal}) while reading ${what}: nothing was sent; run the command again`, { signal });
     counted = (j, state) => j.states.reduce((n, s) => s === state ? n + 1 : n, 0);
     Journal = class _Journal {
       path;
@@ -44799,7 +44797,9 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
     signals2.remove();
     await client?.destroy();
     input2.close();
-    throw error2;
+    if (!(error2 instanceof TriggerError && error2.kind === "interrupted" && error2.signal)) throw error2;
+    io.stderr(io.errColors.warn(error2.message));
+    throw new TriggerError("interrupted", "interrupted", { reported: true, signal: error2.signal });
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${printable(written.journal.path)}: rows it records as done are not sent again`));
@@ -44832,9 +44832,8 @@ async function readForJournal(files, options, { io, env: env2 }, heard) {
     clearTimeout(slow);
   }
   const signal = heard.reason;
-  if (!signal) return done;
-  io.stderr(io.errColors.warn(`interrupted (${signal}) while reading the input for --journal: nothing was sent; run the command again`));
-  throw new TriggerError("interrupted", "interrupted", { reported: true, signal });
+  if (signal) throw readStopped(signal, "the input for --journal");
+  return done;
 }
 async function send(run2) {
   const { io, options, input: input2, client, pace, failed, journal } = run2;

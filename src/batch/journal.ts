@@ -126,6 +126,9 @@ export const notRegular = (file: string) =>
   new UsageError(`--journal ${file} is a device or a FIFO, not a regular file; nothing was sent`, {
     hint: 'name a file, e.g. --journal b.journal',
   });
+// A stop signal before any row was sent, as the journal or the input for it was read: batch.ts says it in one line, no error: nor object.
+export const readStopped = (signal: StopSignal, what: string) =>
+  new TriggerError('interrupted', `interrupted (${signal}) while reading ${what}: nothing was sent; run the command again`, { signal });
 
 /** What a journal whose first line is `first` records, once its records are read into it; refused unless it is a journal of this version. */
 function begun(file: string, first: string) {
@@ -188,10 +191,7 @@ async function load(file: string, stop: AbortSignal | undefined): Promise<Loaded
     const into: { loaded?: Loaded; skip?: boolean } = {};
     let [buffer, base, held] = [Buffer.allocUnsafe(1024 * 1024), 0, 0];
     for (let n; (n = (await handle.read(buffer, held, buffer.length - held, base + held)).bytesRead) > 0;) {
-      if (stop?.aborted) {
-        const message = `interrupted (${stop.reason}) while reading the journal ${file}: nothing was sent; run the command again`;
-        throw new TriggerError('interrupted', message, { signal: stop.reason as StopSignal });
-      }
+      if (stop?.aborted) throw readStopped(stop.reason as StopSignal, `the journal ${file}`);
       const from = lines(file, into, buffer.subarray(0, held + n), held);
       [base, held] = [base + from, buffer.copy(buffer, 0, from, held + n)];
       if (into.loaded && from > 0) into.loaded.whole = base; // up to the end of the last whole record: a record torn by a kill is cut off

@@ -20,7 +20,7 @@ import {
 } from '../batch/files.js';
 import { stopCause } from '../batch/stop.js';
 import { githubAnnotation, printable, shellQuote } from '../output/render.js';
-import { catalogFingerprint, fingerprintOf, type InputFingerprint, type Service } from '../batch/journal.js';
+import { catalogFingerprint, fingerprintOf, readStopped, type InputFingerprint, type Service } from '../batch/journal.js';
 import { FORMAT_TABLE, FORMATS } from '../batch/formats.js';
 import { openInputs, type Input } from '../batch/input.js';
 import { errnoWords } from '../errno.js';
@@ -193,7 +193,9 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
     signals.remove();
     await client?.destroy();
     input.close(); // a pipe that is still open must not keep a refused run waiting
-    throw error;
+    if (!(error instanceof TriggerError && error.kind === 'interrupted' && error.signal)) throw error;
+    io.stderr(io.errColors.warn(error.message)); // readStopped's, worded as the sending's stop: no error:, no object with --json
+    throw new TriggerError('interrupted', 'interrupted', { reported: true, signal: error.signal });
   }
   if (written.journal?.resumed)
     io.stderr(io.errColors.dim(`resuming from ${printable(written.journal.path)}: rows it records as done are not sent again`));
@@ -235,9 +237,8 @@ async function readForJournal(files: string[], options: BatchCommandOptions, { i
     clearTimeout(slow);
   }
   const signal = heard.reason as StopSignal | undefined; // heard after the last piece too: nothing is made yet
-  if (!signal) return done;
-  io.stderr(io.errColors.warn(`interrupted (${signal}) while reading the input for --journal: nothing was sent; run the command again`));
-  throw new TriggerError('interrupted', 'interrupted', { reported: true, signal }); // before any row: nothing made is left (openWritten)
+  if (signal) throw readStopped(signal, 'the input for --journal'); // said as the journal's read; nothing made is left (openWritten)
+  return done;
 }
 
 interface Run extends Written, Pick<Context, 'io' | 'env' | 'cwd'> {
