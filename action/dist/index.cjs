@@ -42890,9 +42890,9 @@ function refuseToCarryOn(file, loaded, options) {
   const [made, here] = [header.service, options.service];
   const moved = made && here && made.url !== here.url;
   const url = moved && `for the service at ${made.url} (from ${made.urlFrom}), not ${here.url} (from ${here.urlFrom})`;
-  const key = made && here?.key !== void 0 && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
+  const key = made?.key && here?.key !== void 0 && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
   if (here && (url || key)) {
-    const hint2 = url ? `resume with the base URL it began with (${made?.urlFrom}); to send the whole batch to ${here.url} instead, name a new --journal` : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, delete "service" from the journal's first line`;
+    const hint2 = url ? `resume with the base URL it began with (${made?.urlFrom}); to send the whole batch to ${here.url} instead, name a new --journal` : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, drop the old key's print (the base URL stays checked, ${file}.bak keeps the journal as it was) with: sed -i.bak '1s/,"key":"[0-9a-f]*"//' ${shellQuote(file)}`;
     const from = here.keyFrom === made?.keyFrom ? `${here.keyFrom}, which holds another key now` : here.keyFrom;
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${from})`}; nothing was sent`, { hint: hint2 });
   }
@@ -42910,6 +42910,7 @@ var init_journal = __esm({
     init_rows();
     init_failed();
     init_try_or();
+    init_render();
     MAGIC = "trigger batch journal";
     VERSION2 = 1;
     UNKNOWN_EARLIER = "in flight when an earlier run of this batch ended: it may or may not have been recorded";

@@ -25,6 +25,7 @@ import { formatCount, plural } from './report.js';
 import { UNKNOWN_MARK } from './rows.js';
 import { copyOpen } from './failed.js';
 import { tryOr } from '../try-or.js';
+import { shellQuote } from '../output/render.js';
 import type { Outcome, OutcomeKind } from './runner.js';
 
 const MAGIC = 'trigger batch journal';
@@ -89,8 +90,8 @@ interface Header {
   read?: { columns?: string | undefined; trigger?: string | undefined; after?: number | undefined; from?: string | undefined };
   /** The trigger catalog the rows were checked against (null: none); absent in journals from before catalogs. */
   catalog?: CatalogFingerprint | null;
-  /** Where the rows go: the base URL, its and the key's source in words, the key's fingerprint (never the key); absent before fix27a. */
-  service?: Omit<Service, 'key'> & { salt: string; key: string };
+  /** Where the rows go (absent before fix27a): the base URL, its and the key's source in words, the key's print (a hint's sed drops it). */
+  service?: Omit<Service, 'key'> & { salt: string; key?: string };
   started: string;
 }
 
@@ -319,12 +320,13 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   const [made, here] = [header.service, options.service];
   const moved = made && here && made.url !== here.url;
   const url = moved && `for the service at ${made.url} (from ${made.urlFrom}), not ${here.url} (from ${here.urlFrom})`;
-  const key = made && here?.key !== undefined && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
+  const key = made?.key && here?.key !== undefined && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
   if (here && (url || key)) {
     // Not "name a new --journal" for a key: a rotated key is the same account, and a new journal sends every accepted row again.
     const hint = url
       ? `resume with the base URL it began with (${made?.urlFrom}); to send the whole batch to ${here.url} instead, name a new --journal`
-      : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, delete "service" from the journal's first line`;
+      : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, drop the old key's print (the base URL stays ` +
+        `checked, ${file}.bak keeps the journal as it was) with: sed -i.bak '1s/,"key":"[0-9a-f]*"//' ${shellQuote(file)}`;
     const from = here.keyFrom === made?.keyFrom ? `${here.keyFrom}, which holds another key now` : here.keyFrom; // review27 F1
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${from})`}; nothing was sent`, { hint });
   }

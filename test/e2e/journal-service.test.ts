@@ -76,7 +76,7 @@ describe('fix27a: a journal is carried on only by the service and key it began w
       resume,
       { ...box.env, TRIGGER_API_KEY: OTHER_KEY },
       // A rotated key is the same account: the hint is how to carry the journal on, not a new --journal that sends every row again.
-      /^(?!.*new --journal).*made under another API key than this run's \(from TRIGGER_API_KEY\).*if that key was rotated, delete "service"/,
+      /^(?!.*new --journal).*made under another API key than this run's \(from TRIGGER_API_KEY\).*if that key was rotated, .* with: sed -i\.bak '1s\/,"key":"\[0-9a-f\]\*"\/\/' \S+$/m,
     );
     await refused([...resume, '--api-key', OTHER_KEY], box.env, /another API key than this run's \(from --api-key\)/);
     expect(prod.server.requests.some((r) => (r.headers.authorization ?? '').includes(OTHER_KEY))).toBe(false);

@@ -146,6 +146,31 @@ describe('the journal', () => {
     await expect(resume({})).resolves.toBeUndefined();
   });
 
+  it('after a key rotation, the command its hint prints drops the key print alone: the new key resumes, another base URL is still refused', async () => {
+    const service = { url: 'https://api.example.com', urlFrom: 'profile "default"', keyFrom: 'TRIGGER_API_KEY', key: 'tk_live_old0123' };
+    const file = path.join(dir, "it's a journal"); // quoted for the shell in the hint
+    const first = await Journal.open(file, options({ service }));
+    first.starting(2);
+    first.settled(2, 'accepted');
+    first.close(false);
+    const before = fs.readFileSync(file, 'utf8');
+    const rotated = options({ resume: true, service: { ...service, key: 'tk_live_new4567' } });
+    const hint = await Journal.open(file, rotated).then(
+      () => '',
+      (error: UsageError) => error.hint ?? '',
+    );
+    // Before (fix27a): 'delete "service" from the journal's first line', by hand, which dropped the base URL's check too (review27b).
+    const command = /with: (sed .*)$/.exec(hint)?.[1] ?? 'false';
+    expect(spawnSync('sh', ['-c', command], { cwd: dir }).status).toBe(0);
+    expect(fs.readFileSync(`${file}.bak`, 'utf8')).toBe(before);
+    expect(fs.readFileSync(file, 'utf8')).toBe(before.replace(/,"key":"[0-9a-f]{16}"/, '')); // that field alone, the records kept
+    const resumed = await Journal.open(file, rotated);
+    expect(resumed.prior(2)).toEqual({ kind: 'earlier' });
+    resumed.close(false);
+    const elsewhere = { ...service, key: 'tk_live_new4567', url: 'https://staging.example.com', urlFrom: '--base-url' };
+    expect(await refusal(() => Journal.open(file, { ...rotated, service: elsewhere }))).toContain('made for the service at');
+  });
+
   it('is read a MiB at a time: a header of many MiB, then records and reasons across the edges of the pieces, a torn tail cut off', async () => {
     const file = path.join(dir, 'j');
     const parts = Array.from({ length: 30_000 }, (_, i) => ({ ...input, path: `/data/export/part-${String(i).padStart(5, '0')}.csv.gz` }));
