@@ -44782,6 +44782,9 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
     const format2 = FORMAT_TABLE[options.format ?? "csv"].wording;
     io.stderr(io.errColors.dim(`reading rows from the terminal (${format2}); press Ctrl-D on a new line to end them`));
   }
+  const here = options.failed || dryRun ? void 0 : await import_node_fs13.default.promises.access(cwd, import_node_fs13.default.constants.W_OK).catch((error2) => error2);
+  const cannot2 = `the current folder ${cwd} cannot be written (${errnoWords(here)}), and rows not accepted are kept there; nothing was sent`;
+  if (here) throw new UsageError(cannot2, { hint: "pass --failed <file> in a folder you can write to" });
   const read = { trigger: options.trigger, check: check2, columns: columns2 };
   const input2 = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine, from: options.from });
   const reader = input2.read(read);

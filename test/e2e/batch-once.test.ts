@@ -327,7 +327,7 @@ describe('a journal on a full file system', () => {
 
 describe('a batch without --failed in a folder that cannot be written', () => {
   needs('mount');
-  it('warns, sends what it can keep nothing for, and stops at the first row it cannot keep', async () => {
+  it('is refused before it sends (exit 2, one line), as a --failed there is; a dry run, or --failed elsewhere, runs', async () => {
     const folder = at('read-only');
     fs.mkdirSync(folder);
     // Read-only for root too: a tmpfs mounted ro (EROFS), where chmod would not stop root.
@@ -335,22 +335,23 @@ describe('a batch without --failed in a folder that cannot be written', () => {
       return expect.fail('mount -t tmpfs -o ro failed');
     try {
       const input = file('in.csv', csvRows(50));
-      const good = await run(['batch', input], { env: box.env, cwd: folder });
-      expect(good.code).toBe(0);
-      expect(good.stderr).toMatch(/^warning: the current folder cannot be written \(the file system is read-only\)/m);
-      expect(received()).toHaveLength(50);
-
-      server.requests.length = 0;
       server.handle((req, res) =>
         userOf(req.url) === 'u10' ? json(res, 404, { error: 'no such trigger' }) : json(res, 200, { success: true }),
       );
-      const bad = await run(['batch', input, '--concurrency', '1'], { env: box.env, cwd: folder });
-      expect(bad.code).toBe(1);
-      expect(bad.stderr).toMatch(
-        /stopping: trigger-failed-\S+\.csv could not be written \(the file system is read-only\); nothing more is sent/,
-      );
-      expect(received().length).toBeLessThan(50); // it stopped: what it could not keep, it did not send
-      expect(bad.stdout + bad.stderr).toContain('could not be kept');
+      // Before (audit27 #14): a warning, then the rows before u10 sent, and the batch stopped there, 39 rows neither sent nor kept.
+      for (const more of [[], ['--json']]) {
+        const refused = await run(['batch', input, '--concurrency', '1', ...more], { env: box.env, cwd: folder });
+        expect({ code: refused.code, sent: received().length }).toEqual({ code: 2, sent: 0 });
+        expect(refused.stderr).toBe(
+          `error: the current folder ${folder} cannot be written (the file system is read-only), and rows not accepted are kept there; ` +
+            'nothing was sent — pass --failed <file> in a folder you can write to\n',
+        );
+      }
+      expect((await run(['batch', input, '--dry-run'], { env: box.env, cwd: folder })).code).toBe(0);
+      expect(received()).toHaveLength(0);
+      const elsewhere = await run(['batch', input, '--failed', at('failed.csv')], { env: box.env, cwd: folder });
+      expect({ code: elsewhere.code, sent: received().length }).toEqual({ code: 1, sent: 50 });
+      expect(keptRows(fs.readFileSync(at('failed.csv'), 'utf8')).map((k) => k.user)).toEqual(['u10']);
     } finally {
       spawnSync('umount', ['-l', folder]);
     }
