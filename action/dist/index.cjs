@@ -831,7 +831,7 @@ function networkError(error2, timedOut, context, info2) {
   if (timedOut || codes.some((c) => c === "UND_ERR_HEADERS_TIMEOUT" || c === "UND_ERR_BODY_TIMEOUT")) {
     const proxy = error2 instanceof ProxyError ? ` through the proxy ${error2.proxy} (from ${error2.variable})` : "";
     const none = `${began ? "no whole answer" : "no response"} from ${context.where}${proxy} within ${context.timeoutMs / 1e3} s${tries}`;
-    const message = began ? `${none}: it stopped in the middle of its answer${began}` : none;
+    const message = began ? `${none}: its answer${began} began but did not finish in time` : none;
     const hint2 = notMade ? `nothing was sent: the connection was not made in time; check that ${proxy ? "the proxy is running and can reach the service" : "the service is up"}, or raise --timeout` : "the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow";
     return new NetworkError("timeout", message, { ...info2, code: "ETIMEDOUT", hint: hint2, cause: error2 });
   }

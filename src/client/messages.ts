@@ -124,7 +124,7 @@ export function networkError(error: unknown, timedOut: boolean, context: Connect
   if (timedOut || codes.some((c) => c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')) {
     const proxy = error instanceof ProxyError ? ` through the proxy ${error.proxy} (from ${error.variable})` : ''; // no tunnel yet (audit25)
     const none = `${began ? 'no whole answer' : 'no response'} from ${context.where}${proxy} within ${context.timeoutMs / 1000} s${tries}`;
-    const message = began ? `${none}: it stopped in the middle of its answer${began}` : none;
+    const message = began ? `${none}: its answer${began} began but did not finish in time` : none; // not "stopped" (review27 F9)
     const hint = notMade
       ? `nothing was sent: the connection was not made in time; check that ${proxy ? 'the proxy is running and can reach the service' : 'the service is up'}, or raise --timeout`
       : 'the event may or may not have been recorded, so it was not retried; check before sending it again, and raise --timeout if the service is slow';
