@@ -42736,13 +42736,6 @@ async function fingerprintOf(file, signal, onRead) {
   }
   return { path: import_node_path12.default.resolve(file), size: stream.bytesRead, sha256: hash.digest("hex") };
 }
-function parsed(text, otherwise) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return otherwise;
-  }
-}
 function headerOf(line2) {
   const header = parsed(line2, null);
   return header?.journal === MAGIC && typeof header.input?.sha256 === "string" ? header : void 0;
@@ -42835,10 +42828,6 @@ function journalInput(file) {
     if (fd !== void 0) import_node_fs11.default.closeSync(fd);
   }
 }
-function describeLoaded(j) {
-  const count2 = (state) => counted(j, state);
-  return `${plural(count2(ACCEPTED), "row")} accepted, ${formatCount(count2(FAILED))} failed, ${count2(UNKNOWN)} of unknown outcome`;
-}
 function refuseToCarryOn(file, loaded, options) {
   const { header } = loaded;
   const was = header.inputs ?? [header.input];
@@ -42897,7 +42886,7 @@ function refuseToCarryOn(file, loaded, options) {
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${from})`}; nothing was sent`, { hint: hint2 });
   }
 }
-var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, keyPrint, catalogFingerprint, notRegular, readStopped, counted, Journal;
+var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, keyPrint, catalogFingerprint, parsed, notRegular, readStopped, counted, describeLoaded, Journal;
 var init_journal = __esm({
   "src/batch/journal.ts"() {
     "use strict";
@@ -42922,11 +42911,13 @@ var init_journal = __esm({
     RECORDS = { s: UNKNOWN, a: ACCEPTED, f: FAILED, n: NONE2, u: UNKNOWN };
     keyPrint = (key, salt) => (0, import_node_crypto.createHmac)("sha256", String(salt)).update(key).digest("hex").slice(0, 16);
     catalogFingerprint = (catalog) => catalog ? { path: catalog.path, sha256: (0, import_node_crypto.createHash)("sha256").update(catalog.text).digest("hex") } : null;
+    parsed = (text, otherwise) => tryOr(() => JSON.parse(text), otherwise);
     notRegular = (file) => new UsageError(`--journal ${file} is a device or a FIFO, not a regular file; nothing was sent`, {
       hint: "name a file, e.g. --journal b.journal"
     });
     readStopped = (signal, what) => new TriggerError("interrupted", `interrupted (${signal}) while reading ${what}: nothing was sent; run the command again`, { signal });
     counted = (j, state) => j.states.reduce((n, s) => s === state ? n + 1 : n, 0);
+    describeLoaded = (j) => `${plural(counted(j, ACCEPTED), "row")} accepted, ${formatCount(counted(j, FAILED))} failed, ${counted(j, UNKNOWN)} of unknown outcome`;
     Journal = class _Journal {
       path;
       /** True when this run carries on an earlier one. */

@@ -106,13 +106,7 @@ export type CatalogFingerprint = Omit<InputFingerprint, 'size'>;
 export const catalogFingerprint = (catalog: { path: string; text: string } | undefined): CatalogFingerprint | null =>
   catalog ? { path: catalog.path, sha256: createHash('sha256').update(catalog.text).digest('hex') } : null;
 
-function parsed<T>(text: string, otherwise: T): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return otherwise;
-  }
-}
+const parsed = <T>(text: string, otherwise: T): T => tryOr(() => JSON.parse(text) as T, otherwise);
 
 /** The header line, if it is a journal's. */
 function headerOf(line: string): Header | undefined {
@@ -235,10 +229,8 @@ export function journalInput(file: string): InputFingerprint | undefined {
 
 const counted = (j: Loaded, state: number) => j.states.reduce((n, s) => (s === state ? n + 1 : n), 0); // a filter: 80 MB for 10 M rows
 
-function describeLoaded(j: Loaded): string {
-  const count = (state: number) => counted(j, state);
-  return `${plural(count(ACCEPTED), 'row')} accepted, ${formatCount(count(FAILED))} failed, ${count(UNKNOWN)} of unknown outcome`;
-}
+const describeLoaded = (j: Loaded) =>
+  `${plural(counted(j, ACCEPTED), 'row')} accepted, ${formatCount(counted(j, FAILED))} failed, ${counted(j, UNKNOWN)} of unknown outcome`;
 
 /** This run's input, format, shard and catalog, to match an earlier run's or to start a journal with. */
 interface JournalOptions extends Pick<Header, 'format' | 'shard' | 'catalog' | 'read'> {
