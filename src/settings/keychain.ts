@@ -50,18 +50,18 @@ function busAnswers(signal: AbortSignal, env = process.env): Promise<void> {
 
 /** Runs one store call within STORE_TIMEOUT_MS; rejects when the store fails or does not answer. */
 async function bounded<T>(call: (entry: KeyringEntry, signal: AbortSignal) => Promise<T>, profile: string): Promise<T> {
-  const signal = AbortSignal.timeout(STORE_TIMEOUT_MS);
+  // One timer, kept ref'd, rejects then aborts: an AbortSignal.timeout's abort could close a silent bus first, and status exit 0 unsaid.
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS / 1000} s`)), STORE_TIMEOUT_MS);
-    timer.unref();
+    timer = setTimeout(() => (reject(new Error(`no answer within ${STORE_TIMEOUT_MS / 1000} s`)), controller.abort()), STORE_TIMEOUT_MS);
   });
   try {
     // Pinned to the Secret Service on Linux: else the module falls back to the kernel keyring, which forgets the key at logout or reboot.
-    const entry = Promise.all([import('@napi-rs/keyring'), busAnswers(signal)]).then(
+    const entry = Promise.all([import('@napi-rs/keyring'), busAnswers(controller.signal)]).then(
       ([{ AsyncEntry }]) => new AsyncEntry(SERVICE, profile, { linux: { store: 'secret-service' } }),
     );
-    return await Promise.race([entry.then((e) => call(e, signal)), timeout]);
+    return await Promise.race([entry.then((e) => call(e, controller.signal)), timeout]);
   } finally {
     clearTimeout(timer);
   }
