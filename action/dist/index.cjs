@@ -36355,17 +36355,16 @@ function busAnswers(signal, env2 = process.env) {
   });
 }
 async function bounded(call, profile) {
-  const signal = AbortSignal.timeout(STORE_TIMEOUT_MS);
+  const controller = new AbortController();
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS / 1e3} s`)), STORE_TIMEOUT_MS);
-    timer.unref();
+    timer = setTimeout(() => (reject(new Error(`no answer within ${STORE_TIMEOUT_MS / 1e3} s`)), controller.abort()), STORE_TIMEOUT_MS);
   });
   try {
-    const entry = Promise.all([Promise.resolve().then(() => __toESM(require_keyring(), 1)), busAnswers(signal)]).then(
+    const entry = Promise.all([Promise.resolve().then(() => __toESM(require_keyring(), 1)), busAnswers(controller.signal)]).then(
       ([{ AsyncEntry }]) => new AsyncEntry(SERVICE, profile, { linux: { store: "secret-service" } })
     );
-    return await Promise.race([entry.then((e) => call(e, signal)), timeout]);
+    return await Promise.race([entry.then((e) => call(e, controller.signal)), timeout]);
   } finally {
     clearTimeout(timer);
   }
