@@ -5,26 +5,25 @@ import { defineConfig } from 'vitest/config';
 const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.test.ts', 'test/commands/batch-shard-pace.test.ts'];
 
 /**
- * The files that take longest (seconds each: the mean of Node 20, 22 and 24 in the quiet .ci/run of ae48731 on a 2-core
- * machine, 2026-11-29; the signal files as cut down since, alone at a load of 14-16). They start first: vitest orders files
- * by the durations of the last run on this machine and, on a fresh clone (CI) that has none, by size, which started a 23 s
- * file near the end and left one worker idle while it ran (a suite of 123-129 s on a fresh clone against 113 s with
- * durations known). A file missing here runs after these, ordered as vitest orders it; a stale entry costs nothing but its
- * place.
+ * The files that take longest (seconds each: the mean of Node 20, 22 and 24 in the quiet .ci/run of 56dd4cc on a 2-core
+ * machine, 2026-11-29; batch-journal-slow-hash as cut down since, by its ratio at a load of 12). They start first: vitest orders
+ * files by the durations of the last run on this machine and, on a fresh clone (CI) that has none, by size, which started a 23 s
+ * file near the end and left one worker idle while it ran (a suite of 123-129 s on a fresh clone against 113 s with durations
+ * known). A file missing here runs after these, ordered as vitest orders it; a stale entry costs nothing but its place.
  */
 const LONGEST_FIRST = [
-  'test/e2e/shard-rota.test.ts', // 20.3 (two shards at 20/s: waiting, little CPU)
-  'test/e2e/batch-signal-big.test.ts', // 62.2 before its rows were cut; 20-22 since
-  'test/e2e/batch-journal-slow-hash.test.ts', // 14.6 (reads held by a preload: waiting)
-  'test/e2e/batch-signal-from.test.ts', // 42.1 before; 8.3 since
-  'test/e2e/batch-signal-audit.test.ts', // 28.7 before; 8.3 since
-  'test/in-process/batch-pace.test.ts', // 6.6
-  'test/e2e/batch-once.test.ts', // 5.7
-  'test/in-process/wire-cut-short-words.test.ts', // 4.7
-  'test/e2e/code-cache.test.ts', // 4.6
-  'test/e2e/package.test.ts', // 4.3
-  'test/e2e/batch-journal-link.test.ts', // 4.3
-  'test/e2e/action.test.ts', // 4.2
+  'test/e2e/shard-rota.test.ts', // 19.7 (two shards at 20/s: waiting, little CPU)
+  'test/e2e/batch-signal-big.test.ts', // 8.4
+  'test/in-process/batch-pace.test.ts', // 7.6
+  'test/e2e/batch-journal-slow-hash.test.ts', // 12.9 before the child's 2 s passed in 200 ms; about 6.5 since
+  'test/in-process/wire-cut-short-words.test.ts', // 4.6
+  'test/e2e/printed-where-review.test.ts', // 4.0
+  'test/e2e/journal-service.test.ts', // 4.0
+  'test/e2e/batch-once.test.ts', // 4.0
+  'test/e2e/action.test.ts', // 4.0
+  'test/e2e/package.test.ts', // 3.8
+  'test/e2e/batch-signal-from.test.ts', // 3.7
+  'test/e2e/batch-signal-audit.test.ts', // 3.7
 ];
 
 class LongestFirst extends BaseSequencer {
