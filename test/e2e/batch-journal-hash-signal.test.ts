@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { run, type Sandbox } from '../helpers/cli.js';
+import { leftIn, signalOnceRead } from '../helpers/batch.js';
 import { json, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -15,12 +16,6 @@ let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
 
 const at = (name: string) => path.join(box.home, name);
-/** The files in the sandbox's home (hidden ones too: a .tmp, a lock) and in the folder of the locks by inode. */
-const left = (): string[] => {
-  const locks = at('.cache/trigger/locks');
-  const home = fs.readdirSync(box.home, { withFileTypes: true }).filter((e) => e.isFile());
-  return [...home.map((e) => e.name), ...(fs.existsSync(locks) ? fs.readdirSync(locks) : [])].sort();
-};
 
 it.each([
   ['SIGINT', 130, []],
@@ -33,22 +28,9 @@ it.each([
     fs.writeFileSync(at('big.csv'), 'triggerId,userId\nt,a\n');
     fs.truncateSync(at('big.csv'), 2 ** 30);
     fs.writeFileSync(at('f.csv'), 'kept by an earlier run\n');
-    // Sent once it has read 64 MiB (/proc: rchar), well into that read: its .tmp is made a moment before it listens for signals, and
-    // under a load of 15 a signal sent as the .tmp appeared met no listener (the process died of it).
-    const read = (pid: number) => Number(/^rchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
-    const onSpawn = (child: { pid?: number; kill(signal: NodeJS.Signals): boolean }) => {
-      const poll = setInterval(() => {
-        try {
-          if (read(child.pid!) < 2 ** 26) return;
-          clearInterval(poll);
-          child.kill(signal);
-        } catch {
-          clearInterval(poll); // it has ended
-        }
-      }, 2);
-    };
+    // Sent once it has read 64 MiB, well into that read: its .tmp is made a moment before it listens for signals.
     const args = ['batch', at('big.csv'), '--journal', at('big.journal'), '--failed', at('f.csv'), ...extra];
-    const result = await run(args, { env: box.env, onSpawn });
+    const result = await run(args, { env: box.env, onSpawn: signalOnceRead(signal) });
     expect({ code: result.code, signal: result.signal, stdout: result.stdout }).toEqual({ code, signal: null, stdout: '' }); // no object
     // Its one line; under a heavy load the read may pass 2 s before the signal, and then says so first off a terminal (fix26a).
     const lines = result.stderr.split('\n').filter((line) => !line.endsWith('; sending starts once it is read'));
@@ -57,6 +39,6 @@ it.each([
     );
     expect(server.requests).toHaveLength(0);
     expect(fs.readFileSync(at('f.csv'), 'utf8')).toBe('kept by an earlier run\n');
-    expect(left()).toEqual(['big.csv', 'f.csv']);
+    expect(leftIn(box)).toEqual(['big.csv', 'f.csv']);
   },
 );

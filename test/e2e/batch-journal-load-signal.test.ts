@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { run, type Sandbox } from '../helpers/cli.js';
-import { csvRows } from '../helpers/batch.js';
+import { csvRows, leftIn, signalOnceRead } from '../helpers/batch.js';
 import { json, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -16,12 +16,6 @@ let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
 
 const at = (name: string) => path.join(box.home, name);
-/** The files in the sandbox's home (hidden ones too: a .tmp, a lock) and in the folder of the locks by inode. */
-const left = (): string[] => {
-  const locks = at('.cache/trigger/locks');
-  const home = fs.readdirSync(box.home, { withFileTypes: true }).filter((e) => e.isFile());
-  return [...home.map((e) => e.name), ...(fs.existsSync(locks) ? fs.readdirSync(locks) : [])].sort();
-};
 
 it.each([
   ['SIGINT', 130, []],
@@ -37,20 +31,8 @@ it.each([
     // 16 GiB without the disk: the journal's end is a hole (NUL bytes, as a crash can leave), read long after the signal came.
     fs.truncateSync(at('b.journal'), 2 ** 34);
     const before = fs.readFileSync(at('f.csv'));
-    // Sent once it has read 64 MiB (/proc: rchar): the input it hashes first is 30 bytes, so that is well into the journal.
-    const read = (pid: number) => Number(/^rchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
-    const onSpawn = (child: { pid?: number; kill(signal: NodeJS.Signals): boolean }) => {
-      const poll = setInterval(() => {
-        try {
-          if (read(child.pid!) < 2 ** 26) return;
-          clearInterval(poll);
-          child.kill(signal);
-        } catch {
-          clearInterval(poll); // it has ended
-        }
-      }, 2);
-    };
-    const result = await run([...args, '--resume', ...extra], { env: box.env, onSpawn });
+    // Sent once it has read 64 MiB: the input it hashes first is 30 bytes, so that is well into the journal.
+    const result = await run([...args, '--resume', ...extra], { env: box.env, onSpawn: signalOnceRead(signal) });
     // Before (9acec57): the signal unheard, the whole journal read into memory until the test's hang timer killed it at 50 s.
     // Worded as the read of the input for --journal says it (fix28b): not `error: interrupted …`, and with --json no error object.
     expect({ code: result.code, signal: result.signal, stdout: result.stdout }).toEqual({ code, signal: null, stdout: '' });
@@ -60,6 +42,6 @@ it.each([
     expect(server.requests).toHaveLength(3);
     expect(fs.statSync(at('b.journal')).size).toBe(2 ** 34);
     expect(fs.readFileSync(at('f.csv'))).toEqual(before);
-    expect(left()).toEqual(['b.journal', 'f.csv', 'in.csv']);
+    expect(leftIn(box)).toEqual(['b.journal', 'f.csv', 'in.csv']);
   },
 );

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { run, type Sandbox } from '../helpers/cli.js';
-import { csvRows, printedNext } from '../helpers/batch.js';
+import { csvRows, leftIn, printedNext } from '../helpers/batch.js';
 import { json, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -16,12 +16,6 @@ let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
 
 const at = (name: string) => path.join(box.home, name);
-/** The files in the sandbox's home (hidden ones too: a .tmp, a lock) and in the folder of the locks by inode. */
-const left = (): string[] => {
-  const locks = at('.cache/trigger/locks');
-  const home = fs.readdirSync(box.home, { withFileTypes: true }).filter((e) => !e.isDirectory());
-  return [...home.map((e) => e.name), ...(fs.existsSync(locks) ? fs.readdirSync(locks) : [])].sort();
-};
 
 it.each([
   ['a FIFO', (file: string) => expect(spawnSync('mkfifo', [file]).status).toBe(0)],
@@ -40,7 +34,7 @@ it.each([
     );
   }
   expect(server.requests).toHaveLength(0);
-  expect(left()).toEqual(['in.csv', 'j']); // no .j.lock, no f.csv
+  expect(leftIn(box)).toEqual(['in.csv', 'j']); // no .j.lock, no f.csv
 });
 
 it('a FIFO where the replay command would name its journal is passed over, not waited on (fix27d)', async () => {

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { run, type Sandbox } from '../helpers/cli.js';
+import { leftIn } from '../helpers/batch.js';
 import { json, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -16,12 +17,6 @@ let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
 
 const at = (name: string) => path.join(box.home, name);
-/** The files in the sandbox's home (hidden ones too: a .tmp, a lock) and in the folder of the locks by inode. */
-const left = (): string[] => {
-  const locks = at('.cache/trigger/locks');
-  const home = fs.readdirSync(box.home, { withFileTypes: true }).filter((e) => e.isFile());
-  return [...home.map((e) => e.name), ...(fs.existsSync(locks) ? fs.readdirSync(locks) : [])].sort();
-};
 
 /**
  * A preload that holds the process, once, right after the journal's header is synced: it says so (a file `held`), and waits without
@@ -63,7 +58,7 @@ it.each([
   expect(result.stderr).toContain(`interrupted (${signal}): sending stopped, waiting for 0 requests in flight`);
   expect(result.stderr).toContain('trigger batch in.csv --journal in.journal --resume --failed f.csv');
   expect(server.requests).toHaveLength(0);
-  expect(left().filter((f) => f.endsWith('.tmp') || f.endsWith('.lock'))).toEqual([]);
+  expect(leftIn(box).filter((f) => f.endsWith('.tmp') || f.endsWith('.lock'))).toEqual([]);
 
   // The printed command carries it on: every row sent, once.
   const resumed = await run(['batch', 'in.csv', '--journal', 'in.journal', '--resume', '--failed', 'f.csv'], { env: box.env });

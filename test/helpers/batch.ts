@@ -176,3 +176,32 @@ Date.now = () => (at === undefined ? now() : ${mode === 'over' ? '(at += 3_600_0
   );
   return { ...box.env, NODE_OPTIONS: `--require ${preload}` };
 }
+
+/**
+ * What a batch left in the sandbox: every entry of its home but folders (hidden ones too: a .tmp, a lock; a FIFO or a link a test
+ * made), and the folder of the locks by inode. The batch-journal-*-signal and -not-regular tests' "nothing left behind".
+ */
+export function leftIn(box: Sandbox): string[] {
+  const locks = path.join(box.home, '.cache/trigger/locks');
+  const home = fs.readdirSync(box.home, { withFileTypes: true }).filter((e) => !e.isDirectory());
+  return [...home.map((e) => e.name), ...(fs.existsSync(locks) ? fs.readdirSync(locks) : [])].sort();
+}
+
+/**
+ * An onSpawn for run() that sends `signal` once the child has read `bytes` (/proc/<pid>/io: rchar), checked every 2 ms: well into a
+ * long read, not as it begins (under a load of 15 a signal sent as a run's .tmp appeared met no listener yet).
+ */
+export function signalOnceRead(signal: NodeJS.Signals, bytes = 2 ** 26) {
+  const read = (pid: number) => Number(/^rchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+  return (child: { pid?: number; kill(signal: NodeJS.Signals): boolean }) => {
+    const poll = setInterval(() => {
+      try {
+        if (read(child.pid!) < bytes) return;
+        clearInterval(poll);
+        child.kill(signal);
+      } catch {
+        clearInterval(poll); // it has ended
+      }
+    }, 2);
+  };
+}
