@@ -60,10 +60,8 @@ export async function fire(triggerId: string, userId: string, options: FireComma
       const found = catalog.resolve(triggerId);
       // A near miss is a typo, not a trigger to add. The command is pasteable; a long id is named, not printed whole (docs/choices.md).
       const id = triggerId.length > MAX_ECHO ? `<the id, ${triggerId.length.toLocaleString('en-US')} characters>` : shellQuote(triggerId);
-      if (!found.ok)
-        throw new UsageError(found.message, {
-          hint: found.suggestion ? undefined : `if it is new, add it: trigger triggers add ${id} --name <name>`,
-        });
+      const add = `if it is new, add it: trigger triggers add ${id} --name <name>`;
+      if (!found.ok) throw new UsageError(found.message, { hint: found.suggestion ? undefined : add });
       const problem = catalog.valueProblem(found.trigger, event.value?.json);
       if (problem) throw new UsageError(problem, { hint: `see: trigger triggers show ${found.trigger.key}` });
       const deprecation = catalog.deprecation(found.trigger);
