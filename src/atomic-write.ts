@@ -17,10 +17,7 @@ interface AtomicWriteOptions {
   beforeReplace?: () => void; // Called just before the rename; what it throws leaves the file as it was (the temporary file is removed).
 }
 
-/**
- * Replaces `file` with `text`. Throws the file-system error (ENOENT, EACCES, ENOSPC...) as it came,
- * after removing the temporary file; the caller says it in words (errno.ts).
- */
+/** Replaces `file` with `text`; a file-system error is thrown as it came, the temporary file removed (callers word it: errno.ts). */
 export function writeFileAtomic(target: string, text: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   // Through a symbolic link to the file it names: renaming over the link would replace it with a copy (a new file: none to follow).
   const file = options.follow === false ? target : (tryOr(() => fs.realpathSync(target)) ?? target);

@@ -1,7 +1,4 @@
-/**
- * The command-line program: builds the commands and holds the one catch that turns an error into a
- * message and an exit code. Each command's module is imported only when that command runs.
- */
+/** The program: the commands (each imported only when it runs) and the one catch that turns an error into a message and an exit code. */
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, type Context } from './commands/shared.js';
 import { isTriggerError, TriggerError, UsageError } from './errors.js';
@@ -101,10 +98,7 @@ export function report(error: unknown, io: Output, mode: Mode, env: NodeJS.Proce
 /** Commands whose whole result is what they print: `trigger completion fish > file && ...` on a full disk is no success (cli20). */
 const PRINT_ONLY = new Set(['completion', 'status', 'config path', 'config get', 'config list', 'triggers list', 'triggers show']);
 
-/**
- * Runs the program on argv and returns the exit code. The context (`io`, `env`, `cwd`, `stdin`)
- * defaults to the process's own; tests pass their own to run a command in-process (test/commands/).
- */
+/** Runs the program on argv; returns the exit code. The context defaults to the process's; tests pass theirs (test/commands/). */
 export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
   const io = context.io ?? new Output();
   const env = context.env ?? cliEnvironment(process.env);

@@ -136,9 +136,8 @@ function create(lock: string, text: string, mode: number): boolean {
 }
 
 /**
- * Removes a lock left by a process that ended, under a second lock, so that two takers that both found
- * it stale cannot remove each other's fresh lock: the one that gets in re-reads it and removes it only
- * if it is still the stale one. Returns what stands in the way, if something does.
+ * Removes a lock left by a process that ended, under a second lock, so that two takers that both found it stale cannot remove each other's
+ * fresh lock: the one that gets in re-reads it and removes it only if it is still the stale one. Returns what is in the way, if anything.
  */
 function removeStale(lock: string, dead: Extract<Look, { state: 'dead' }>, text: string, rules: Rules): Blocked | undefined {
   const breaker = `${lock}.break`;
@@ -219,10 +218,7 @@ export function lockWaitMs(env: NodeJS.ProcessEnv): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * Runs `fn` holding the lock `${file}.lock`, so that concurrent commands never lose each other's
- * values (each re-reads the file inside the lock). Waits at most options.waitMs for a held lock.
- */
+/** Runs `fn` holding `${file}.lock` (waiting up to options.waitMs): concurrent commands each re-read the file inside, losing no values. */
 export async function withLock<T>(file: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const lock = `${file}.lock`;
   const waitMs = options.waitMs ?? LOCK_WAIT_MS;

@@ -18,10 +18,8 @@ const MAX_CATALOG_BYTES = 16 * 1024 * 1024; // The largest catalog read: far abo
 const MAX_LINKS = 40; // Links followed from the file found, as the kernel's own limit for a path (ELOOP).
 
 export interface ReadCatalogOptions {
-  /** How the file was found; only a file the search found is checked for its owner. Default: found. */
-  source?: CatalogSource | undefined;
-  /** GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog in the workspace. */
-  env?: NodeJS.ProcessEnv | undefined;
+  source?: CatalogSource | undefined; // How the file was found; only a file the search found is checked for its owner. Default: found.
+  env?: NodeJS.ProcessEnv | undefined; // GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog in the workspace.
   /** The file is read to be changed: even one trusted by name is not written through another user's link (notOthersLink). */
   write?: boolean | undefined;
 }
@@ -156,10 +154,7 @@ function notOthersLink(named: string, hop: string, stat: fs.Stats, uid: number):
   throw new ConfigError(message, { hint: 'name the file it leads to with --catalog, if that is the one to change' });
 }
 
-/**
- * Whether two looks at a file saw the same file, unchanged: an inode freed and reused for a new file
- * (which happens within milliseconds) has another change time, as has a file chmod-ed or chown-ed.
- */
+/** Whether two looks saw the same file unchanged: a reused inode (within milliseconds) has another change time, as has a chmod or chown. */
 export const sameFile = (a: fs.Stats, b: fs.Stats): boolean =>
   a.dev === b.dev && a.ino === b.ino && a.ctimeMs === b.ctimeMs && a.uid === b.uid && a.mode === b.mode;
 

@@ -1,7 +1,4 @@
-/**
- * Finding the catalog (triggers.json): --catalog, else TRIGGER_CATALOG, else the current folder and
- * each parent. Loaded by every command that sends, so it imports nothing else: one stat per folder.
- */
+/** Finding triggers.json: --catalog, else TRIGGER_CATALOG, else here or a parent. Every command that sends loads it: it imports nothing. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { tryOr } from '../try-or.js';

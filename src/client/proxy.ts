@@ -45,9 +45,8 @@ function ipMatches(host: string, entry: string): boolean {
 }
 
 /**
- * One NO_PROXY entry as its host (or range) and port ('' for any): read as the authority of a URL
- * whose scheme has no default port, so `[::1]:8080`, `host:443` and `10.0.0.0/8` come apart as written.
- * Two colons or more outside brackets are a bare IPv6 address or range, which has no port.
+ * One NO_PROXY entry as its host (or range) and port ('' for any): read as the authority of a URL whose scheme has no default port, so
+ * `[::1]:8080`, `host:443` and `10.0.0.0/8` come apart as written. Two colons or more outside brackets: a bare IPv6 address or range.
  */
 function entryParts(entry: string): [name: string, port: string] | undefined {
   if (!entry.startsWith('[') && entry.indexOf(':') !== entry.lastIndexOf(':')) return [entry, ''];
@@ -100,10 +99,7 @@ export type ProxyErrorCode = 'ERR_PROXY_AUTH_REQUIRED' | 'ERR_PROXY_REFUSED' | '
 /** A TLS failure's code (a certificate refused, a peer that does not speak TLS). */
 export const isTlsCode = (code: string): boolean => /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|EPROTO/.test(code);
 
-/**
- * A failure at the proxy, before anything reached the service: the proxy asked for credentials (407),
- * refused to open the way to the service (another answer to CONNECT), or could not be reached.
- */
+/** A failure at the proxy, before anything reached the service: it wanted credentials (407), refused CONNECT, or could not be reached. */
 export class ProxyError extends Error {
   readonly code: ProxyErrorCode;
   readonly proxy: string; // The proxy, its password masked.
@@ -126,9 +122,8 @@ export class ProxyError extends Error {
 const CONNECTION_CODES = new Set<string>([...CONNECT_FAILURES, 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET']);
 
 /**
- * undici's error for a failure at the proxy, as a ProxyError; undefined when the error is not the
- * proxy's. `connected`: the request had been handed to a connection (after that only the forwarding
- * proxy's 407 is the proxy's own). A TLS failure is the service's (through the tunnel), not the proxy's.
+ * undici's error for a failure at the proxy, as a ProxyError; undefined when it is not the proxy's. `connected`: the request was handed to
+ * a connection (after that only the forwarding proxy's 407 is the proxy's own). A TLS failure is the service's (through the tunnel).
  */
 export function asProxyError(error: unknown, choice: ProxyChoice, connected: boolean, timedOut = false): ProxyError | undefined {
   const message = (error as Error)?.message ?? '';

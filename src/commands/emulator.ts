@@ -1,7 +1,4 @@
-/**
- * trigger emulator: runs the local stand-in until SIGINT, SIGTERM or SIGHUP. Recorded events go to stdout,
- * one line each; the banner, rejected requests and the shutdown line go to stderr.
- */
+/** trigger emulator: the local stand-in until SIGINT, SIGTERM or SIGHUP; recorded events on stdout, banner, refusals, end on stderr. */
 import type { Command } from 'commander';
 import * as parse from './parsers.js';
 import type { CatalogOptions, Context } from './shared.js';

@@ -1,7 +1,4 @@
-/**
- * Parsers for option values, as commander calls them: each returns the value or throws
- * InvalidArgumentError with what was expected (commander names the option and the value itself).
- */
+/** Option parsers as commander calls them: the value, or an InvalidArgumentError saying what was expected (commander names the rest). */
 import { InvalidArgumentError } from 'commander';
 import type { AfterLine } from '../batch/input.js';
 import { parseShard, type Shard } from '../batch/shard.js';

@@ -1,7 +1,4 @@
-/**
- * trigger status: what a command would use now, and why (as `gh auth status` answers it). Gathers the
- * settings without stopping at the first problem, then prints them; sends nothing.
- */
+/** trigger status: the settings a command would use now and why (as `gh auth status`), every problem, not the first; it sends nothing. */
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import { parseProxy, proxyChoice } from '../client/proxy.js';

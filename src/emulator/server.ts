@@ -97,10 +97,7 @@ export const DEFAULT_FAIL_STATUS = 503;
 const MAX_BODY = 1024 * 1024;
 const EVENT_PATH = /^\/v1\/triggers\/([^/]+)\/users\/([^/]+)\/events$/;
 
-/**
- * Whether `token` is the key, in time that does not depend on where they differ: both are hashed to
- * equal-length digests and compared with timingSafeEqual (a `!==` stops at the first difference).
- */
+/** Whether `token` is the key, in a time that does not tell where they differ (as `!==` would): equal-length digests, timingSafeEqual. */
 export const sameKey = (token: string, digest: Buffer): boolean => timingSafeEqual(createHash('sha256').update(token).digest(), digest);
 
 /** Checks a request body; returns the value (if any) or the 400 message. */

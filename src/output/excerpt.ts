@@ -1,7 +1,4 @@
-/**
- * A piece of the user's input echoed in an error, cut to a readable length: a 10,000-digit --value
- * is told as its start, its end and its length, not as a 10 KB line. Pure; callers quote or escape.
- */
+/** Input echoed in an error, cut: a 10,000-digit --value as its start, end and length, not a 10 KB line. Pure; callers quote or escape. */
 
 export const MAX_ECHO = 64; // Echoed input longer than this many characters is cut.
 const HEAD = 40;

@@ -16,10 +16,7 @@ export class Output {
   readonly #streams: Streams;
   outColors: Palette = PLAIN; // Colours for what goes to stdout, named by meaning (none when stdout is not a terminal, or NO_COLOR).
   errColors: Palette = PLAIN; // Colours for what goes to stderr.
-  /**
-   * Why stdout could not be written, once it could not: a reader that went away (EPIPE), a full disk,
-   * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
-   */
+  /** Why stdout could not be written (a reader gone, a full disk, EIO): what was done stands (still exit 0); only its report is lost. */
   stdoutError: NodeJS.ErrnoException | undefined;
   stderrError: NodeJS.ErrnoException | undefined; // Why stderr could not be written, once it could not: nothing more is written there.
   printOnly = false; // the output is the whole result (cli.ts PRINT_ONLY): nothing else was done to stand
@@ -69,10 +66,7 @@ export class Output {
     this.#redactor.add(secret);
   }
 
-  /**
-   * Masking for text that came from the server (bodies, messages, headers), where pieces of the key
-   * are masked too; render.ts applies it to exactly those parts, never to the user's ids and values.
-   */
+  /** Masks server text (bodies, messages, headers), pieces of the key too: render.ts uses it there, never on the user's ids and values. */
   get serverMask(): ServerMask {
     return this.#redactor;
   }

@@ -1,12 +1,10 @@
 /**
- * Progress on stderr. In a terminal (see spinnerWanted), one line redrawn in place; lines written
- * meanwhile go through clear() first so that they never run into it. Without one (CI, a log file),
- * the same line as a plain line every PLAIN_PROGRESS_MS (10 s), so that a long job's log never goes silent.
+ * Progress on stderr. In a terminal (see spinnerWanted), one line redrawn in place; lines written meanwhile go through clear() first so
+ * that they never run into it. Without one (CI, a log file), a plain line every PLAIN_PROGRESS_MS: a long job's log never goes silent.
  */
 import type { Output } from './io.js';
 
-/** How often a plain progress line is written when stderr is not a terminal. */
-export const PLAIN_PROGRESS_MS = 10_000;
+export const PLAIN_PROGRESS_MS = 10_000; // How often a plain progress line is written when stderr is not a terminal.
 
 export class Progress {
   readonly #io: Output;

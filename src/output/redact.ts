@@ -15,10 +15,7 @@ const MIN_PIECE = 10;
 
 const BASE64_PIECE = 16; // The shortest run of a key's base64 that is masked on its own in server text (twelve bytes of it).
 
-/**
- * Keys shorter than this are masked only where they stand alone (not inside a longer word or id):
- * masking `user` inside `user42` would hide ordinary data, and so short a key hides nothing anyway.
- */
+/** A key shorter than this is masked only where it stands alone: `user` in `user42` is ordinary data (and so short a key hides nothing). */
 const SHORT_KEY = 12;
 
 const DECODE_PASSES = 2; // How many times text is decoded: a key encoded twice (`%2573`, `&amp;#115;`) is still found.
@@ -400,10 +397,7 @@ function maskStrings(json: string, names: boolean, mask: (text: string) => strin
   });
 }
 
-/**
- * A proxy URL as it may be shown: its password masked (`http://alice:••••@proxy:3128`), and a user
- * part with no password masked whole, since a lone token there is as secret as a password.
- */
+/** A proxy URL as shown: its password masked (`http://alice:••••@proxy:3128`); a user part without one, a lone token, masked whole. */
 export function maskProxyCredentials(proxy: string): string {
   // Up to the last `@`, also when a password holds a raw `/` or `@` (a proxy has no path); the user is up to the first `:`.
   return proxy.replace(/^([a-z][a-z0-9+.-]*:\/\/)?(?:([^:]*):)?.*@/is, (_, scheme = '', user?: string) =>

@@ -1,7 +1,4 @@
-/**
- * Turning results and errors into text: human lines, the --json object, verbose traces, GitHub
- * annotations and the --dry-run curl command. Pure functions; io.ts does the writing.
- */
+/** Results and errors as text (pure; io.ts writes): human lines, --json, --verbose traces, GitHub annotations, --dry-run's curl. */
 import type { ClientEvent, FireResult } from '../client/client.js';
 import type { AnswerHeaders } from '../client/response.js';
 import { AttemptError, NetworkError, ServiceError, type AttemptInfo, type TriggerError } from '../errors.js';
@@ -162,10 +159,7 @@ function headerLines(prefix: string, headers: AnswerHeaders, shown: (text: strin
   );
 }
 
-/**
- * curl -v style lines for --verbose. Request headers arrive with the key already masked; what the
- * request carries is the user's (shown as given), what the server answered is masked as server text.
- */
+/** --verbose's curl -v style lines: request headers come key-masked, the user's data as given, the answer masked as server text. */
 export function verboseLines(event: ClientEvent, c: Palette, mask: ServerMask): string[] {
   switch (event.type) {
     case 'request':

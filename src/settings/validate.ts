@@ -116,9 +116,8 @@ export function checkCleartext(baseUrl: BaseUrl, proxy: string | undefined, allo
 }
 
 /**
- * The one line for NODE_TLS_REJECT_UNAUTHORIZED=0 (Node's switch that turns certificate checks off):
- * the tool verifies the service's certificate whatever it says (see VERIFIED in client/undici.ts), as
- * curl does, and says so rather than leave Node's generic "insecure" warning as the only sign.
+ * The one line for NODE_TLS_REJECT_UNAUTHORIZED=0 (Node's switch that turns certificate checks off): the tool verifies the service's
+ * certificate whatever it says (VERIFIED in client/undici.ts), as curl does, and says so rather than leave Node's "insecure" warning alone.
  */
 export function insecureTlsWarning(env: NodeJS.ProcessEnv): string | undefined {
   if (env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return undefined;
