@@ -9,11 +9,7 @@ import { tryOr } from './try-or.js';
 interface AtomicWriteOptions {
   mode?: number; // The mode of a new file; a file that exists keeps its own unless `forceMode`.
   forceMode?: boolean; // Set the mode even when the file exists (the config file holds a key: always 0600).
-  /**
-   * false: replace the path itself, never the file a link there names (a link is replaced by the
-   * file). For a file checked before it is written: what is renamed over is what was checked.
-   */
-  follow?: boolean;
+  follow?: boolean; // false: replace the path itself (a link there too), never the file a link names, so what was checked is replaced.
   beforeReplace?: () => void; // Called just before the rename; what it throws leaves the file as it was (the temporary file is removed).
 }
 

@@ -1,9 +1,7 @@
 /**
- * Typed errors. Library code throws these; only cli.ts turns one into a message and an exit code.
- *
- * Every error about an exchange with the service also says whether the event was recorded: "no"
- * (safe to send again) or "unknown" (the request went out and no definitive answer came back). That one
- * classification, made in client.ts, drives retries, exit codes, the failed file and replays.
+ * Typed errors. Library code throws these; only cli.ts turns one into a message and an exit code. Every error about an exchange with the
+ * service also says whether the event was recorded: "no" (safe to send again) or "unknown" (the request went out and no definitive answer
+ * came back). That one classification, made in client.ts, drives retries, exit codes, the failed file and replays.
  */
 export type ErrorKind = 'usage' | 'config' | 'refused' | 'unavailable' | 'network' | 'timeout' | 'interrupted' | 'bug';
 

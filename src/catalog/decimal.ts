@@ -1,7 +1,4 @@
-/**
- * Comparing decimal numbers as written, exactly: "100.0000000000000001" is above "100", which a
- * double cannot tell. Pure; the value of a row is compared as the JSON text it is sent as.
- */
+/** Decimals compared exactly as written ("100.0000000000000001" is above "100": a double cannot tell); a row's value as the JSON sent. */
 import { DECIMAL } from '../client/request.js';
 
 interface Decimal {

@@ -65,10 +65,7 @@ function cannotRead(file: string, error: unknown): ConfigError {
 /** For a message about `hop`, on the way from the file `named`: which link it is, if it is one. */
 const through = (named: string, hop: string) => (hop === path.resolve(named) ? '' : ` (through the link to ${printable(hop)})`);
 
-/**
- * A catalog the search found is trusted only when no user other than the running one (and root) can
- * write a hop on its way (`hop`, whose folder's real path is `dir`) or replace it there.
- */
+/** A found catalog is trusted only if no user but you (and root) can write or replace a hop on its way (`hop`, in real folder `dir`). */
 function checkHop(found: string, hop: string, stat: fs.Stats, dir: string, uid: number): void {
   const folder = fs.statSync(dir);
   const untrusted = (problem: string, fix: string) => {

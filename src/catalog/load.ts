@@ -120,10 +120,9 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
   const lineOfKey = keyLines(text);
   const problems: CatalogProblem[] = [];
-  for (const field of Object.keys(data)) {
+  for (const field of Object.keys(data))
     if (!TOP_FIELDS.includes(field))
       problems.push({ message: `unknown field ${quotedExcerpt(field)} (a catalog has "$schema" and "triggers")`, line: lineOfKey(field) });
-  }
   if (data.$schema !== undefined && typeof data.$schema !== 'string') problems.push({ message: '"$schema" must be a string' });
   const triggers = data.triggers;
   if (!isObject(triggers)) {
@@ -182,10 +181,7 @@ function entryProblems(key: string, entry: unknown, at: (message: string) => voi
 
 const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g; // A JSON string (passed over) or a number, in catalog text.
 
-/**
- * Bounds written as numbers too small for a double (1e-400, 0. and 400 zeros and a 1): JSON.parse
- * reads them as 0, so `min: 1e-400` would let 0 through. Looked for only when a bound is 0.
- */
+/** Bounds too small for a double (1e-400) read as 0 by JSON.parse: `min: 1e-400` would let 0 through. Looked for only when a bound is 0. */
 function underflowProblems(triggers: Record<string, unknown>, text: string): CatalogProblem[] {
   // Such a number has a negative exponent or a long run of zeros: a native search rules most text out.
   if (!/[eE]-\d|0{100}/.test(text)) return [];

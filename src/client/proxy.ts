@@ -1,7 +1,4 @@
-/**
- * Which proxy a request goes through, decided from the environment as curl decides it, and the error
- * for a failure at the proxy (which never reached the service). Pure: no undici here (see undici.ts).
- */
+/** Which proxy a request takes, from the environment as curl decides, and the error for a failure there. Pure (no undici: undici.ts). */
 import net from 'node:net';
 import { UsageError } from '../errors.js';
 import { maskProxyCredentials } from '../output/redact.js';

@@ -1,7 +1,4 @@
-/**
- * trigger triggers list | show | add | edit | remove | check | import: the catalog (triggers.json)
- * that says which triggers exist, since the service's API cannot list, create or check them.
- */
+/** trigger triggers list | show | add | edit | remove | check | import: triggers.json, since the API cannot list or create triggers. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';

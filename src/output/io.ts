@@ -1,7 +1,6 @@
 /**
- * The one place that writes to stdout and stderr (spinners and prompts through `terminal`). Every line passes through redaction, so a key that
- * a server echoes back, or that sits in a URL the user typed, is masked before it reaches a terminal
- * or a log; JSON lines are redacted inside their strings only, so they stay JSON.
+ * The one place that writes to stdout and stderr (spinners and prompts through `terminal`). Every line is redacted, so a key a server
+ * echoes or a URL the user typed holds is masked before a terminal or log gets it; JSON lines inside their strings only: they stay JSON.
  */
 import { PLAIN, paletteFor, type Palette } from './colors.js';
 import { Redactor, type ServerMask } from './redact.js';

@@ -42,10 +42,7 @@ interface Form {
   alphabet: RegExp | undefined;
   minPiece: number;
   stretches: Stretch[];
-  /**
-   * Found by this expression rather than by its text, once one of `starts` is in the view: the hex
-   * with its bytes apart, where any of `:`, `-` or space may stand between each two bytes.
-   */
+  /** Found by this expression, not its text, once one of `starts` is in the view: the hex with any of `:`, `-` or space between bytes. */
   pattern?: { expression: RegExp; starts: string[] };
 }
 

@@ -52,10 +52,7 @@ export function readableKeyFileWarning(file: string): string | undefined {
   return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, '0')}); fix it with: chmod 600 ${file}`;
 }
 
-/**
- * The profile in effect: --profile, else TRIGGER_PROFILE, else the one `config use` chose, else "default".
- * `explicit`: named by a flag, the environment or `config use` (so it must exist), not the default.
- */
+/** The profile in effect: --profile, TRIGGER_PROFILE, `config use`'s, else "default"; all but the default are `explicit` (must exist). */
 export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env, config?: ConfigData) {
   if (flags.profile !== undefined) return { name: checkProfileName(flags.profile, '--profile'), explicit: true, source: 'flag' } as const;
   const named = env.TRIGGER_PROFILE;

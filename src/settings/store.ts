@@ -1,9 +1,7 @@
 /**
- * The config file: { "profiles": { "<name>": { "apiKey": "...", "baseUrl": "..." } } }.
- *
- * Reading is a plain JSON.parse, because every `trigger fire` pays for it. Writing replaces the file whole (atomic-write.ts: temporary
- * file, fsync, rename), with mode 0600, under the lock of ../lock.ts, re-reading inside the lock. A file that cannot be parsed is reported
- * with its path and never written over.
+ * The config file: { "profiles": { "<name>": { "apiKey": "...", "baseUrl": "..." } } }. Reading is a plain JSON.parse, because every
+ * `trigger fire` pays for it. Writing replaces the file whole (atomic-write.ts: temporary file, fsync, rename), with mode 0600, under the
+ * lock of ../lock.ts, re-reading inside the lock. A file that cannot be parsed is reported with its path and never written over.
  */
 import fs from 'node:fs';
 import path from 'node:path';

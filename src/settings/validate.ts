@@ -127,8 +127,7 @@ export function insecureTlsWarning(env: NodeJS.ProcessEnv): string | undefined {
 /**
  * The environment the CLI's commands read. With NODE_TLS_REJECT_UNAUTHORIZED=0 it is a copy that keeps the variable (so that the commands
  * can say it is ignored), while the variable leaves this process's own environment: Node reads it on every TLS connection and would print
- * that connections are insecure, which the tool's are not. Only the CLI calls this; the library leaves its host's environment alone (its
- * connections are verified all the same).
+ * that connections are insecure, which the tool's are not. Only the CLI calls this; the library leaves its host's environment alone.
  */
 export function cliEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   if (env.NODE_TLS_REJECT_UNAUTHORIZED !== '0') return env;
