@@ -1,7 +1,4 @@
-/**
- * Writing a file whole: to a temporary file beside it, synced, then renamed over it, so that a reader (or a crash) sees the old file or the
- * new one, never half of either. For the config, the catalog and a batch's failed file.
- */
+/** Writing a file whole: a synced temporary file renamed over it, so a reader (or a crash) sees the old or the new file, never half. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { tryOr } from './try-or.js';

@@ -10,10 +10,7 @@ export type ProxyChoice = { url: string; variable: string };
 /** curl takes `host:port` without a scheme as `http://host:port`. */
 export const withScheme = (proxy: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`);
 
-/**
- * The proxy a request to `origin` goes through (http_proxy / HTTP_PROXY for http; https_proxy /
- * HTTPS_PROXY, else the http one, for https), or undefined when it goes direct or NO_PROXY names the host.
- */
+/** The proxy for `origin`: http_proxy / HTTP_PROXY (for https, https_proxy / HTTPS_PROXY first); undefined when direct or in NO_PROXY. */
 export function proxyChoice(origin: string, env: NodeJS.ProcessEnv = process.env): ProxyChoice | undefined {
   const url = new URL(origin);
   const names = url.protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] : ['http_proxy', 'HTTP_PROXY'];

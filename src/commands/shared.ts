@@ -1,7 +1,4 @@
-/**
- * What every command is built with, and the options shared by the commands that call the service. Loaded by cli.ts for every command, so it
- * imports nothing of the client at run time (service.ts turns the options into one).
- */
+/** What every command is built with, and the options of those that send; cli.ts always loads it, so no client code (service.ts has it). */
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../client/retry.js';
