@@ -13,10 +13,7 @@ export { restoreV8Flags } from './startup.js';
 /** What the running command asked for, so the catch can render its error the same way. */
 export type Mode = { json: boolean; verbose: boolean };
 
-/**
- * The commands, in the order help lists them, each adding its own definition to the program. Only the invoked command's module is imported
- * (start-up is most of what a fire costs); help, a typo to suggest for and completion import them all.
- */
+/** The commands in help's order; only the one invoked is imported (start-up is most of what a fire costs), all for help and completion. */
 const COMMANDS: Record<string, () => Promise<{ command: (program: Command, context: Context) => Command }>> = {
   fire: () => import('./commands/fire.js'),
   batch: () => import('./commands/batch.js'),

@@ -23,8 +23,7 @@ export function compareDecimal(a: string, b: string): number {
   const x = decimal(a);
   const y = decimal(b);
   if (x.sign !== y.sign) return Math.sign(x.sign - y.sign);
-  // One sign: the first digit's place decides the magnitude, then the digits, which without trailing
-  // zeros compare as text ("12", 0.12, is below "123" and "2").
+  // One sign: the first digit's place decides the magnitude, then the digits, without trailing zeros compared as text ("12", 0.12, < "2").
   if (x.point !== y.point) return x.point < y.point ? -x.sign : x.sign;
   if (x.digits === y.digits) return 0;
   return x.digits < y.digits ? -x.sign : x.sign;

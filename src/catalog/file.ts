@@ -24,8 +24,7 @@ export interface ReadCatalogOptions {
   write?: boolean | undefined;
 }
 
-// Owners and modes: whose a file is, and whether others can write it, are judged as the code cache's
-// records are (src/startup.ts: writableByOwnerOnly, readOwnRecord).
+// Owners and modes (whose a file is, whether others can write it) judged as the code cache's records are (startup.ts: writableByOwnerOnly).
 
 /** A user's login name from /etc/passwd, or undefined (no entry, or users from a directory service). */
 function loginName(uid: number): string | undefined {

@@ -297,8 +297,7 @@ export function loadCatalog(found: string | FoundCatalog, options: LoadOptions =
   // One open file for the identity and the text, so that what is read is what was identified.
   const { text, stat, real } = readCatalogFile(file, { source, env: options.env, write: options.write });
   const record = options.checkedRecord;
-  // Taken only from this user's own file that no one else can write (as the code cache's records
-  // are): a record another user could write would let them mark a catalog as checked.
+  // Only this user's own file that no one else can write (as the code cache's records): another user's could mark a catalog as checked.
   const known = record === undefined ? undefined : (readOwnRecord(record, MAX_RECORD_BYTES) as Record<string, string>);
   const identity = `${RULES_VERSION}:${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   // A checked file that does not parse now is not what was checked after all: check it.

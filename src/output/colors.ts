@@ -1,7 +1,4 @@
-/**
- * Colours named by meaning, per stream. chalk's default export looks at stdout only and ignores NO_COLOR, so the decision is made here:
- * FORCE_COLOR wins, then NO_COLOR, then "is it a TTY". When no colour is wanted chalk is not even loaded.
- */
+/** Colours by meaning, per stream, chosen here: chalk's default export reads only stdout, ignores NO_COLOR; no colour, no chalk loaded. */
 
 /** Each colour by its meaning, and the chalk style it is. */
 const STYLES = { success: 'green', error: 'red', warn: 'yellow', hint: 'cyan', dim: 'dim', bold: 'bold' } as const;

@@ -201,8 +201,7 @@ function hexAt(text: string, at: number, length: number): number {
 
 /** `text` decoded once; `outer` says where each of its characters came from in the original text. */
 function decodeOnce(text: string, references: boolean, outer: Int32Array | undefined): View {
-  // Code units and offsets in typed arrays, turned into a string in one go: a megabyte of escapes
-  // is decoded in milliseconds, not in a million small strings.
+  // Code units and offsets in typed arrays, made a string in one go: a megabyte of escapes decodes in milliseconds, not a million strings.
   const units = new Uint16Array(text.length);
   const at = new Int32Array(text.length + 1);
   let n = 0;

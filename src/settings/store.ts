@@ -26,10 +26,7 @@ export interface ConfigData {
   [other: string]: unknown;
 }
 
-/**
- * The two settings, by the name the user types: the profile's field (and --json name), the variable and the flag that override it, their
- * words, the `config` command that stores them, their completion, and the fields a profile keeps them in.
- */
+/** The two settings by the name typed, with each one's field, variable, flag, words, `config` command, completion and kept fields. */
 export const SETTINGS = {
   'api-key': {
     field: 'apiKey',
