@@ -43,8 +43,7 @@ function thisProcess(): Holder {
 function elsewhere(holder: Holder): string | undefined {
   const here = thisProcess();
   if (holder.host !== here.host) return `on ${holder.host}`;
-  if (holder.pidns !== undefined && here.pidns !== undefined && holder.pidns !== here.pidns) return 'in another container';
-  return undefined;
+  return holder.pidns !== undefined && here.pidns !== undefined && holder.pidns !== here.pidns ? 'in another container' : undefined;
 }
 
 /**

@@ -273,8 +273,7 @@ _trigger() {
 complete -o nosort -F _trigger trigger 2>/dev/null || complete -F _trigger trigger
 `;
 
-// zsh: a native completion function (descriptions shown, no bashcompinit). It does not run
-// compinit, which ~/.zshrc does; `path` is never a local name here, since in zsh it is tied to PATH.
+// zsh: a native completion function (descriptions shown; no bashcompinit, no compinit: ~/.zshrc runs it); no local `path` (tied to PATH).
 const ZSH = `#compdef trigger
 # trigger completion for zsh:
 #   source <(trigger completion zsh)                   in ~/.zshrc, after compinit

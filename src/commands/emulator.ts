@@ -81,8 +81,7 @@ export async function emulator(options: EmulatorCommandOptions, ctx: Context): P
     },
     onLogError: (message) => io.stderr(errorLine(new ConfigError(message), io.errColors, io.serverMask)),
   });
-  // Until a stop signal: the first lets requests in flight finish, a second cuts them off. Taken
-  // before the banner says "Ctrl-C stops it", so that a Ctrl-C the moment it shows stops it cleanly too.
+  // Until a stop signal (a second cuts off requests in flight), heard before the banner says "Ctrl-C stops it", so one then stops it too.
   let removeSignals = () => {};
   const stopped = new Promise((resolve) => {
     removeSignals = onStopSignals((_signal, count) => void server.close({ force: count > 1 }).then(resolve));

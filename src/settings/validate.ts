@@ -34,9 +34,8 @@ export const MIN_KEY_LENGTH = 12;
 
 /**
  * Trims an API key, unwraps it from what a paste brings (a .env line's `TRIGGER_API_KEY=`, `Bearer `, straight quotes: docs/choices.md),
- * and refuses one that is not printable ASCII without spaces (what an HTTP header can carry): a key with a curly quote or a zero-width
- * space cannot work, and undici refusing the header would surface as a misleading connection failure. A key shorter than MIN_KEY_LENGTH
- * is refused too. The message never shows the key.
+ * and refuses one that is not printable ASCII without spaces (what an HTTP header can carry: undici refusing the header would surface as a
+ * misleading connection failure). A key shorter than MIN_KEY_LENGTH is refused too. The message never shows the key.
  */
 export function normalizeApiKey(raw: string, source: string): string {
   const key = raw.trim().replace(/^(?:(?:export\s+)?TRIGGER_API_KEY=|Bearer\s+)?(["']?)(.*)\1$/, '$2');
