@@ -70,8 +70,7 @@ function asTriggerError(error: unknown, mode: Mode): TriggerError {
     return new UsageError('a command is needed: the help above lists them');
   if (error instanceof CommanderError) return new UsageError(usageWords(error.message).replace(/^error: /, ''));
   const give = `the command you ran and ${mode.verbose ? 'this output' : 'its output with --verbose'}`;
-  // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
-  return new TriggerError('bug', bugMessage(error, give));
+  return new TriggerError('bug', bugMessage(error, give)); // Not 1: scripts read 1 as "the service refused", and nothing here says it did.
 }
 
 /** An error trigger did not expect (exit 70), said as a bug, with where to report it and what to `give` (package.json has no tracker URL). */

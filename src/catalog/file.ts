@@ -136,8 +136,7 @@ function follow(file: string, check: (hop: string, stat: fs.Stats, dir: string) 
 
 /** A catalog's file, links followed: for one the search found, each hop checked as above (in Actions, inside the workspace, trusted). */
 export function catalogTarget(file: string, options: ReadCatalogOptions = {}): Target {
-  // Undefined where files have no owners to compare (Windows).
-  const uid = process.getuid?.();
+  const uid = process.getuid?.(); // Undefined where files have no owners to compare (Windows).
   if (uid !== undefined && (options.source ?? 'found') === 'found' && !inWorkspace(file, options.env ?? process.env))
     return follow(file, (hop, stat, dir) => checkHop(file, hop, stat, dir, uid));
   return follow(file, (hop, stat) => options.write && uid !== undefined && notOthersLink(file, hop, stat, uid), true);

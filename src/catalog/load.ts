@@ -215,8 +215,7 @@ function idProblems(triggers: CatalogData['triggers'], lineOfKey: (key: string) 
       problems.push({ message: `triggers ${spelled(other)} and ${spelled(key)} look the same: keep one`, line: lineOfKey(key) });
     else forms.set(key.normalize('NFC'), key);
   }
-  // "profile:id" (a profile name has no colon) to the trigger with that id of its own there.
-  const owners = new Map<string, string>();
+  const owners = new Map<string, string>(); // "profile:id" (a profile name has no colon) to the trigger with that id of its own there.
   for (const [key, entry] of Object.entries(triggers)) {
     for (const [profile, id] of Object.entries(entry.ids ?? {})) {
       if (id === key) continue;

@@ -75,8 +75,7 @@ export async function fire(triggerId: string, userId: string, options: FireComma
     const onRetry = (delayMs: number, reason: string) =>
       spinner.update(`${printable(reason)}: waiting ${formatMs(delayMs)} to retry ${shownId(triggerId)} for ${shownId(userId)}`);
     const controller = new AbortController();
-    // Its reason is the first stop signal, for the exit code.
-    const removeSignals = onStopSignals((signal) => controller.abort(signal));
+    const removeSignals = onStopSignals((signal) => controller.abort(signal)); // Its reason is the first stop signal, for the exit code.
     let client: TriggerClient | undefined;
     try {
       client = clientFor(settings, options, io, { onRetry, env });

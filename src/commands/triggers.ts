@@ -218,9 +218,8 @@ export async function edit(id: string, options: EntryOptions, ctx: Context): Pro
     if (options.id !== undefined) {
       if (!options.profile) throw new UsageError('--id needs --profile <profile>: the profile whose account uses that id');
       checkNewId(options.id);
-      // An id equal to the key is no id of its own.
       const { [options.profile]: _was, ...ids } = entry.ids ?? {};
-      entry.ids = options.id === key ? ids : { ...ids, [options.profile]: options.id };
+      entry.ids = options.id === key ? ids : { ...ids, [options.profile]: options.id }; // An id equal to the key is no id of its own.
       if (Object.keys(entry.ids).length === 0) delete entry.ids;
     } else if (options.profile) {
       throw new UsageError('--profile in triggers edit names the profile for --id <id>');

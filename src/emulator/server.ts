@@ -161,8 +161,7 @@ function screen(req: http.IncomingMessage, rules: Rules): Answer | { triggerId: 
   if (scheme.toLowerCase() !== 'bearer' || !sameKey(token, rules.keyDigest)) return refused(401, 'invalid API key');
   const type = (req.headers['content-type'] ?? '').split(';', 1)[0]?.trim().toLowerCase();
   if (type !== 'application/json') return refused(415, `Content-Type must be application/json, not ${type || 'missing'}`);
-  // The limits come after the key, as a service's limits are per account.
-  const waitMs = rules.bucket?.take() ?? 0;
+  const waitMs = rules.bucket?.take() ?? 0; // The limits come after the key, as a service's limits are per account.
   if (waitMs > 0) {
     const error = `rate limit: more than ${rules.capacity} requests per second (--capacity)`;
     return { ...refused(429, error, { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) }), pushedBack: true };
@@ -251,8 +250,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const requestId = `emu-${(++sequence).toString(36)}-${randomBytes(4).toString('hex')}`;
     res.setHeader('x-request-id', requestId);
     const screened = screen(req, rules);
-    // Past the screen it counts in --max-in-flight until it is answered.
-    const admitted = !('status' in screened);
+    const admitted = !('status' in screened); // Past the screen it counts in --max-in-flight until it is answered.
     if (admitted) rules.working++;
     const answer = admitted ? take(screened, body, tooBig, requestId, rules) : screened;
     if (answer.event && keepEvents) events.push(answer.event);

@@ -41,8 +41,7 @@ export class Output {
   #stdoutFailed(error: NodeJS.ErrnoException): void {
     if (this.stdoutError) return;
     this.stdoutError = error;
-    // A reader that went away (`trigger ... | head -1`) is not news to anyone: stop writing, quietly.
-    if (error.code === 'EPIPE') return;
+    if (error.code === 'EPIPE') return; // A reader that went away (`trigger ... | head -1`) is not news to anyone: stop writing, quietly.
     const why = error.code === 'ENOSPC' ? 'no space left on the device' : error.code === 'EIO' ? 'an I/O error' : error.message;
     const lost = this.printOnly ? 'the output is lost' : 'what was done stands, but its output is lost';
     this.stderr(`error: cannot write to standard output (${why}); ${lost}`);

@@ -31,8 +31,7 @@ function escaped(c: string): string {
  * not read as `evilexe.png`. Only what is shown: the wire gets the real text.
  */
 export function printable(text: string): string {
-  // Most text is plain ASCII: one test, no allocation.
-  return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text;
+  return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text; // Most text is plain ASCII: one test, no allocation.
 }
 
 /** An id as a human line shows it: as it is, or JSON-quoted when it holds an escape, a backslash or a quote ("a\nb" and "a\\nb" apart). */

@@ -29,8 +29,7 @@ export function usageWords(message: string): string {
     return `error: ${m[1]} takes ${m[2]!.replace(/^0$/, 'no')} ${m[3]}; got ${m[4]}${+m[2]! ? ' — quote a value with spaces in it' : ''}${end}`;
   // The version as other tools ask for it: commander suggests only among commands (not `-v`: fire's -v may mean --value).
   if (text === "error: unknown command 'version'") return `${text}\n(did you mean --version?)${end}`;
-  // Anything else commander echoes ('unknown option', 'unknown command'): cut.
-  m = /^(error: [^']*)'(.*)'([^']*)$/s.exec(text);
+  m = /^(error: [^']*)'(.*)'([^']*)$/s.exec(text); // Anything else commander echoes ('unknown option', 'unknown command'): cut.
   if (m && m[2]!.length > 64) return `${m[1]}${typed(m[2]!)}${m[3]}${end}`;
   // commander adds its suggestion on a line of its own, in the same message or alone.
   return message.replace(/^\(Did you mean (.+)\?\)$/m, '(did you mean $1?)');
