@@ -7,8 +7,7 @@ import { errorLine, failureJson, githubAnnotation, shownMessage } from './output
 import { usageWords } from './output/usage.js';
 import { cliEnvironment } from './settings/validate.js';
 import { VERSION } from './version.js';
-// For src/startup.ts, which sets back the V8 flags a command changed before it keeps the code cache.
-export { restoreV8Flags } from './startup.js';
+export { restoreV8Flags } from './startup.js'; // For startup.ts: it sets back the V8 flags a command changed before keeping the code cache.
 
 /** What the running command asked for, so the catch can render its error the same way. */
 export type Mode = { json: boolean; verbose: boolean };

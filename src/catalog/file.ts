@@ -128,8 +128,7 @@ function follow(file: string, check: (hop: string, stat: fs.Stats, dir: string) 
       hop = path.resolve(dir, fs.readlinkSync(hop));
     }
   } catch (error) {
-    // What `check` found is said as it is; a file-system error names the file.
-    throw error instanceof ConfigError ? error : cannotRead(file, error);
+    throw error instanceof ConfigError ? error : cannotRead(file, error); // What `check` found stands; a file-system error names the file.
   }
   throw cannotRead(file, Object.assign(new Error('too many links'), { code: 'ELOOP' }));
 }

@@ -136,8 +136,7 @@ export function catalogProblems(data: unknown, text = ''): CatalogProblem[] {
       problems.push({ message: `trigger ${quotedExcerpt(key)}: ${message}`, line });
     });
   }
-  // One by one: a spread of 300,000 arguments overflows the stack.
-  for (const problem of underflowProblems(triggers, text)) problems.push(problem);
+  for (const problem of underflowProblems(triggers, text)) problems.push(problem); // One by one: a spread of 300,000 overflows the stack.
   if (problems.length > 0) return problems;
   return idProblems(triggers as CatalogData['triggers'], lineOfKey);
 }
@@ -183,8 +182,7 @@ const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g; 
 
 /** Bounds too small for a double (1e-400) read as 0 by JSON.parse: `min: 1e-400` would let 0 through. Looked for only when a bound is 0. */
 function underflowProblems(triggers: Record<string, unknown>, text: string): CatalogProblem[] {
-  // Such a number has a negative exponent or a long run of zeros: a native search rules most text out.
-  if (!/[eE]-\d|0{100}/.test(text)) return [];
+  if (!/[eE]-\d|0{100}/.test(text)) return []; // Such a number has a negative exponent or many zeros: a native search rules most text out.
   if (!Object.values(triggers).some((entry) => isObject(entry) && (entry.min === 0 || entry.max === 0))) return [];
   const problems: CatalogProblem[] = [];
   const lineAt = lineFinder(text);

@@ -74,8 +74,7 @@ export async function setKey(keyArgument: string | undefined, options: ProfileOp
   const key = normalizeApiKey(raw, keyArgument === undefined ? 'standard input' : 'the argument');
   io.addSecret(key);
 
-  // Why the key goes to the file (undefined: it is in the credential store), in one line that says where it is.
-  let inFile: string | undefined;
+  let inFile: string | undefined; // Why the key goes to the file (undefined: it is in the credential store), a line saying where.
   if (options.insecureStorage) inFile = 'the key is in the config file (mode 0600), as --insecure-storage asked';
   else if (env.CI) inFile = 'CI is set, so the key is in the config file (mode 0600), not a system keychain';
   else {
