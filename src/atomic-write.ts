@@ -34,10 +34,7 @@ export function writeFileAtomic(target: string, text: string | Uint8Array, optio
   }
 }
 
-/**
- * Makes a folder and the missing ones above it, each 0700; a folder that exists keeps its mode. Throws the file-system error where one
- * cannot be made. Not mkdirSync's `recursive`, which never returns under /proc (its mkdir answers ENOENT for ever).
- */
+/** Makes a folder and those missing above it, 0700 (one there keeps its mode); not mkdirSync's `recursive`: it never returns in /proc. */
 export function makeFolders(dir: string): void {
   const missing: string[] = [];
   for (let folder = path.resolve(dir); !fs.existsSync(folder) && path.dirname(folder) !== folder; folder = path.dirname(folder))

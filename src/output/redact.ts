@@ -146,10 +146,7 @@ interface View {
 
 const [PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON] = [0x25, 0x5c, 0x75, 0x78, 0x26, 0x3b];
 
-/**
- * HTML's named character references for the characters a key can hold (printable ASCII), each name before its character: the XML five,
- * HTML5's names for the rest of ASCII punctuation, and the few an error page's words hold.
- */
+/** HTML's named references for printable ASCII (what a key holds), name then character: XML's five, HTML5's rest, an error page's few. */
 const NAMES = `
   amp & lt < gt > quot " apos '
   excl ! num # dollar $ percnt % lpar ( rpar ) ast * midast * plus + comma , period . sol / colon : semi ;
