@@ -29,10 +29,7 @@ export class Output {
     streams.stderr.on('error', (error: NodeJS.ErrnoException) => (this.stderrError ??= error));
   }
 
-  /**
-   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read when asked (a terminal may be
-   * resized): its columns are 0 when it reports no size (a pty nobody sized). A test passes a stream that says it is a terminal.
-   */
+  /** stderr as a terminal for what redraws in place, read when asked (it may be resized); columns 0 with no size (a pty nobody sized). */
   get terminal(): { isTTY: boolean; columns: number; stream: TerminalStream } {
     const stream = this.#streams.stderr;
     return { isTTY: stream.isTTY === true, columns: stream.columns ?? 0, stream };
