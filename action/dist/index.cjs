@@ -35966,8 +35966,7 @@ function thisProcess() {
 function elsewhere(holder) {
   const here = thisProcess();
   if (holder.host !== here.host) return `on ${holder.host}`;
-  if (holder.pidns !== void 0 && here.pidns !== void 0 && holder.pidns !== here.pidns) return "in another container";
-  return void 0;
+  return holder.pidns !== void 0 && here.pidns !== void 0 && holder.pidns !== here.pidns ? "in another container" : void 0;
 }
 function stillRuns(pid, recordedStart) {
   try {
@@ -36619,10 +36618,9 @@ function catalogProblems(data, text = "") {
   if (!isObject(data)) return [{ message: `the catalog must be a JSON object with "triggers", not ${describe(data)}`, line: 1 }];
   const lineOfKey = keyLines(text);
   const problems = [];
-  for (const field2 of Object.keys(data)) {
+  for (const field2 of Object.keys(data))
     if (!TOP_FIELDS.includes(field2))
       problems.push({ message: `unknown field ${quotedExcerpt(field2)} (a catalog has "$schema" and "triggers")`, line: lineOfKey(field2) });
-  }
   if (data.$schema !== void 0 && typeof data.$schema !== "string") problems.push({ message: '"$schema" must be a string' });
   const triggers = data.triggers;
   if (!isObject(triggers)) {
@@ -37148,10 +37146,8 @@ async function fire(triggerId, userId, options, { io, env: env2, cwd }) {
     if (catalog) {
       const found2 = catalog.resolve(triggerId);
       const id = triggerId.length > MAX_ECHO ? `<the id, ${triggerId.length.toLocaleString("en-US")} characters>` : shellQuote(triggerId);
-      if (!found2.ok)
-        throw new UsageError(found2.message, {
-          hint: found2.suggestion ? void 0 : `if it is new, add it: trigger triggers add ${id} --name <name>`
-        });
+      const add3 = `if it is new, add it: trigger triggers add ${id} --name <name>`;
+      if (!found2.ok) throw new UsageError(found2.message, { hint: found2.suggestion ? void 0 : add3 });
       const problem = catalog.valueProblem(found2.trigger, event.value?.json);
       if (problem) throw new UsageError(problem, { hint: `see: trigger triggers show ${found2.trigger.key}` });
       const deprecation = catalog.deprecation(found2.trigger);
@@ -46404,10 +46400,7 @@ var Output = class {
   // Colours for what goes to stdout, named by meaning (none when stdout is not a terminal, or NO_COLOR).
   errColors = PLAIN;
   // Colours for what goes to stderr.
-  /**
-   * Why stdout could not be written, once it could not: a reader that went away (EPIPE), a full disk,
-   * an I/O error. What was done stands (an accepted event is still exit 0); only its report is lost.
-   */
+  /** Why stdout could not be written (a reader gone, a full disk, EIO): what was done stands (still exit 0); only its report is lost. */
   stdoutError;
   stderrError;
   // Why stderr could not be written, once it could not: nothing more is written there.
@@ -46418,10 +46411,7 @@ var Output = class {
     streams.stdout.on("error", (error2) => this.#stdoutFailed(error2));
     streams.stderr.on("error", (error2) => this.stderrError ??= error2);
   }
-  /**
-   * stderr as a terminal, for what redraws itself in place (progress lines, spinners, prompts), read when asked (a terminal may be
-   * resized): its columns are 0 when it reports no size (a pty nobody sized). A test passes a stream that says it is a terminal.
-   */
+  /** stderr as a terminal for what redraws in place, read when asked (it may be resized); columns 0 with no size (a pty nobody sized). */
   get terminal() {
     const stream = this.#streams.stderr;
     return { isTTY: stream.isTTY === true, columns: stream.columns ?? 0, stream };
@@ -46448,10 +46438,7 @@ var Output = class {
   addSecret(secret) {
     this.#redactor.add(secret);
   }
-  /**
-   * Masking for text that came from the server (bodies, messages, headers), where pieces of the key
-   * are masked too; render.ts applies it to exactly those parts, never to the user's ids and values.
-   */
+  /** Masks server text (bodies, messages, headers), pieces of the key too: render.ts uses it there, never on the user's ids and values. */
   get serverMask() {
     return this.#redactor;
   }
