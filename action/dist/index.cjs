@@ -38030,7 +38030,7 @@ function notReadLine({ line: line2, dropped, file: named, damaged: damaged2, why
   const moved = gone ? "could not be read since the batch began" : why?.startsWith("it changed while") ? "changed while it was read" : "";
   const after = `${line2 ? `, after line ${line2}: its later rows` : ": its rows"} were not read and are in no file`;
   const sum = why?.startsWith("incorrect data check: ") && why.slice(22);
-  const damage = garbage ? `  ${file} has bytes after line ${line2} that are not ${garbage}: every row before them was read${cut}` : moved ? `  ${file} ${moved}${after}; when it is ${gone ? "back" : "whole again"}` : sum ? `  ${file} is damaged: ${sum}, and were sent as read up to line ${line2}; copy it whole again` : `  ${file} is damaged after line ${line2}: its later rows could not be read and are in no file; copy it whole again`;
+  const damage = garbage ? `  ${file} has bytes after line ${line2} that are not ${garbage}: every row before them was read${cut}` : moved ? `  ${file} ${moved}${after}; when it is ${gone ? "back" : "whole again"}` : sum ? `  ${file} is damaged: ${sum}, and were sent as read up to line ${line2}; copy it whole again` : `  ${file} is damaged ${line2 ? `after line ${line2}: its later rows` : "at its start: its rows"} could not be read and are in no file; copy it whole again`;
   const then = garbage ? ", then send any rows after them with" : moved ? ", send them with" : `, then send ${sum ? "any later rows" : "them"} with`;
   if (damaged2) return c.error(damage) + send2(then);
   const files = later.length ? ` (and ${plural(later.length, "later file")})` : "";
@@ -43180,7 +43180,7 @@ function restCommand(input2, options, { file, line: line2, later = [], check: ch
   if (options.trigger) args.push("--trigger", shellQuote(options.trigger));
   return `${found2.compression ? `${found2.compression} -t ${shellQuote(file)} && ` : ""}${[...args, ...options.where ?? []].join(" ")}`;
 }
-async function openWritten(input2, header, options, by, folder, warn, fingerprints) {
+async function openWritten(input2, header, options, by, folder, fingerprints) {
   const dryRun = options.dryRun === true;
   const written = { failed: void 0, journal: void 0, locks: [] };
   let made = false;
@@ -43202,7 +43202,7 @@ async function openWritten(input2, header, options, by, folder, warn, fingerprin
         throw new UsageError(message, { hint: "name a file in a folder that exists and that you can write to" });
       }
     } else if (!dryRun) {
-      written.failed = open(defaultFailedName(input2.format, folder, written.locks, warn), true);
+      written.failed = open(defaultFailedName(input2.format, folder, written.locks), true);
     }
     if (options.journal && (!dryRun || import_node_fs12.default.existsSync(options.journal))) {
       made = !import_node_fs12.default.existsSync(options.journal);
@@ -43238,7 +43238,7 @@ function settleWritten({ failed, journal, locks }, complete, noneSettled = false
     for (const lock of locks) lock.release();
   }
 }
-function defaultFailedName(format2, folder, locks, warn) {
+function defaultFailedName(format2, folder, locks) {
   const ext = FORMAT_TABLE[FORMAT_TABLE[format2].failedAs].extensions[0];
   const now = /* @__PURE__ */ new Date();
   const two = (n) => String(n).padStart(2, "0");
@@ -43246,9 +43246,7 @@ function defaultFailedName(format2, folder, locks, warn) {
   try {
     import_node_fs12.default.accessSync(folder, import_node_fs12.default.constants.W_OK);
   } catch (error2) {
-    const warning2 = `warning: the current folder cannot be written (${errnoWords(error2)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`;
-    warn(warning2);
-    return import_node_path13.default.join(folder, `trigger-failed-${stamp}${ext}`);
+    throw new UsageError(`the current folder cannot be written (${errnoWords(error2)}); nothing was sent`, { hint: "pass --failed <file>" });
   }
   for (let n = 1; ; n++) {
     const name = import_node_path13.default.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);
@@ -44782,7 +44780,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   try {
     const hashing = (files) => readForJournal(files, options, { io, env: env2 }, signals2.heard);
     const made = { catalog: catalogFingerprint(catalog?.catalog), service: serviceOf(settings), stop: signals2.heard };
-    written = await openWritten(input2, reader.header, options, made, inFolder(cwd, "."), warn, hashing);
+    written = await openWritten(input2, reader.header, options, made, inFolder(cwd, "."), hashing);
   } catch (error2) {
     signals2.remove();
     await client?.destroy();
@@ -44952,7 +44950,7 @@ function finish(run2, recorder, result, signal, stderr) {
   if (env2.GITHUB_ACTIONS === "true") {
     const kept = failed ? ` (kept in ${failed.path})` : "";
     const notAll = notAccepted > 0 && `${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
-    const broken2 = damaged2 && `${damaged2.file} is damaged after line ${damaged2.line}`;
+    const broken2 = damaged2 && `${damaged2.file} is damaged ${damaged2.line ? `after line ${damaged2.line}` : "at its start"}`;
     io.stderr(githubAnnotation(`trigger batch ${name}: ${[broken2, notAll].filter(Boolean).join("; ")}`));
   }
   if (damaged2) throw new UsageError(`${damaged2.file} is damaged`, { reported: true });

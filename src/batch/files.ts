@@ -234,7 +234,6 @@ export async function openWritten(
   options: BatchFiles & { dryRun?: boolean | undefined },
   by: { catalog: CatalogFingerprint | null; service: Service | undefined; stop: AbortSignal }, // checked by, sent to, a signal ends the read
   folder: string,
-  warn: (line: string) => void,
   fingerprints: (files: string[]) => Promise<InputFingerprint[]>, // each input file's, read without blocking (a stop signal is heard)
 ): Promise<Written> {
   const dryRun = options.dryRun === true;
@@ -261,7 +260,7 @@ export async function openWritten(
         throw new UsageError(message, { hint: 'name a file in a folder that exists and that you can write to' });
       }
     } else if (!dryRun) {
-      written.failed = open(defaultFailedName(input.format, folder, written.locks, warn), true);
+      written.failed = open(defaultFailedName(input.format, folder, written.locks), true);
     }
     if (options.journal && (!dryRun || fs.existsSync(options.journal))) {
       made = !fs.existsSync(options.journal);
@@ -308,7 +307,7 @@ export function settleWritten({ failed, journal, locks }: Written, complete: boo
  * The name of the failed file a batch writes without --failed (made only when there is a row to keep): in `folder`, named by the time. Runs
  * started in the same second take the next free name (the lock is taken on the way, so two runs never pick the same one).
  */
-function defaultFailedName(format: Format, folder: string, locks: FileLock[], warn: (line: string) => void): string {
+function defaultFailedName(format: Format, folder: string, locks: FileLock[]): string {
   const ext = FORMAT_TABLE[FORMAT_TABLE[format].failedAs].extensions[0]!;
   const now = new Date();
   const two = (n: number) => String(n).padStart(2, '0');
@@ -316,11 +315,8 @@ function defaultFailedName(format: Format, folder: string, locks: FileLock[], wa
   try {
     fs.accessSync(folder, fs.constants.W_OK);
   } catch (error) {
-    // A batch that keeps nothing needs no file: a read-only folder is only a problem once a row
-    // must be kept, and then the batch stops as it would on a full disk, keeping what it can.
-    const warning = `warning: the current folder cannot be written (${errnoWords(error)}): rows not accepted cannot be kept there, and the first one stops the batch; pass --failed <file> to keep them elsewhere`;
-    warn(warning);
-    return path.join(folder, `trigger-failed-${stamp}${ext}`);
+    // Refused before anything was sent (commands/batch.ts); made unwritable since, refused still: no lock could be taken for any name.
+    throw new UsageError(`the current folder cannot be written (${errnoWords(error)}); nothing was sent`, { hint: 'pass --failed <file>' });
   }
   for (let n = 1; ; n++) {
     const name = path.join(folder, n === 1 ? `trigger-failed-${stamp}${ext}` : `trigger-failed-${stamp}-${n}${ext}`);

@@ -178,7 +178,7 @@ function notReadLine({ line, dropped, file: named, damaged, why, later = [], res
       ? `  ${file} ${moved}${after}; when it is ${gone ? 'back' : 'whole again'}`
       : sum
         ? `  ${file} is damaged: ${sum}, and were sent as read up to line ${line}; copy it whole again`
-        : `  ${file} is damaged after line ${line}: its later rows could not be read and are in no file; copy it whole again`;
+        : `  ${file} is damaged ${line ? `after line ${line}: its later rows` : 'at its start: its rows'} could not be read and are in no file; copy it whole again`;
   const then = garbage
     ? ', then send any rows after them with'
     : moved

@@ -192,7 +192,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   try {
     const hashing = (files: string[]) => readForJournal(files, options, { io, env }, signals.heard);
     const made = { catalog: catalogFingerprint(catalog?.catalog), service: serviceOf(settings), stop: signals.heard };
-    written = await openWritten(input, reader.header, options, made, inFolder(cwd, '.'), warn, hashing);
+    written = await openWritten(input, reader.header, options, made, inFolder(cwd, '.'), hashing);
   } catch (error) {
     signals.remove();
     await client?.destroy();
@@ -416,7 +416,7 @@ function finish(run: Run, recorder: BatchRecorder, result: RunResult, signal: St
   if (env.GITHUB_ACTIONS === 'true') {
     const kept = failed ? ` (kept in ${failed.path})` : '';
     const notAll = notAccepted > 0 && `${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
-    const broken = damaged && `${damaged.file} is damaged after line ${damaged.line}`; // fixfiles20: exit 2 with no annotation
+    const broken = damaged && `${damaged.file} is damaged ${damaged.line ? `after line ${damaged.line}` : 'at its start'}`; // fixfiles20: exit 2 with no annotation
     io.stderr(githubAnnotation(`trigger batch ${name}: ${[broken, notAll].filter(Boolean).join('; ')}`));
   }
   if (damaged) throw new UsageError(`${damaged.file} is damaged`, { reported: true });

@@ -41,6 +41,7 @@ it('a Parquet file damaged in its first page names no failed file it never makes
   const result = await runCommand(['batch', file, '--trigger', 'p', '--columns', 'userId=uid'], sandbox.env, sandbox.home);
   expect(server.requests).toHaveLength(0);
   expect(result.stderr).toContain('could not be read from its first line (');
+  expect(result.stdout).toContain(`${file} is damaged at its start: its rows could not be read`); // was: "after line 0: its later rows"
   // Was: "rows not yet sent are kept in <home>/trigger-failed-<date>-<time>.csv", a file that was never made.
   expect(keptIn(result.stdout + result.stderr).filter(([, exists]) => !exists)).toEqual([]);
 });
