@@ -42871,14 +42871,17 @@ function refuseToCarryOn(file, loaded, options) {
     const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
     throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
-  const [made, here] = [header.service, options.service];
+  refuseElsewhere(file, header.service, options.service);
+}
+function refuseElsewhere(file, made, here) {
   const moved = made && here && made.url !== here.url;
   const url = moved && `for the service at ${made.url} (from ${made.urlFrom}), not ${here.url} (from ${here.urlFrom})`;
   const key = made?.key && here?.key !== void 0 && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
   if (here && (url || key)) {
-    const hint2 = url ? `resume with the base URL it began with (${made?.urlFrom}); to send the whole batch to ${here.url} instead, name a new --journal` : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, drop the old key's print (the base URL stays checked, ${file}.bak keeps the journal as it was) with: sed -i.bak '1s/,"key":"[0-9a-f]*"//' ${shellQuote(file)}`;
+    const real = tryOr(() => import_node_fs11.default.realpathSync(file), import_node_path12.default.resolve(file));
+    const hint = url ? `resume with the base URL it began with (${made?.urlFrom}); to send the whole batch to ${here.url} instead, name a new --journal` : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, drop the old key's print (the base URL stays checked, ${real}.bak keeps the journal as it was) with: sed -i.bak '1s/,"key":"[0-9a-f]*"//' ${shellQuote(real)}`;
     const from = here.keyFrom === made?.keyFrom ? `${here.keyFrom}, which holds another key now` : here.keyFrom;
-    throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${from})`}; nothing was sent`, { hint: hint2 });
+    throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${from})`}; nothing was sent`, { hint });
   }
 }
 var import_node_crypto, import_node_fs11, import_node_path12, MAGIC, VERSION2, UNKNOWN_EARLIER, NONE2, ACCEPTED, FAILED, UNKNOWN, SETTLED, RECORDS, keyPrint, catalogFingerprint, parsed, notRegular, readStopped, counted, describeLoaded, Journal;

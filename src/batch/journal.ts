@@ -308,17 +308,22 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
     const message = `the journal ${file} read its input as ${header.format}, not ${options.format}`;
     throw new UsageError(message, { hint: `pass --format ${header.format}` });
   }
-  // Sent elsewhere or under another key, the rest of a backfill would go to another service or account (review26b F2).
-  const [made, here] = [header.service, options.service];
+  refuseElsewhere(file, header.service, options.service);
+}
+
+/** Throws when this run sends elsewhere or under another key than the journal's: the rest would go to another service or account (review26b F2). */
+function refuseElsewhere(file: string, made: Header['service'], here: Service | undefined): void {
   const moved = made && here && made.url !== here.url;
   const url = moved && `for the service at ${made.url} (from ${made.urlFrom}), not ${here.url} (from ${here.urlFrom})`;
   const key = made?.key && here?.key !== undefined && keyPrint(here.key, made.salt) !== made.key && `under another API key than this run's`;
   if (here && (url || key)) {
     // Not "name a new --journal" for a key: a rotated key is the same account, and a new journal sends every accepted row again.
+    // Its real path: `sed -i` through a link replaces the link with a copy, the journal left as it was (review28: rows twice); never an option.
+    const real = tryOr(() => fs.realpathSync(file), path.resolve(file));
     const hint = url
       ? `resume with the base URL it began with (${made?.urlFrom}); to send the whole batch to ${here.url} instead, name a new --journal`
       : `resume with the key it began with (from ${made?.keyFrom}); if that key was rotated, drop the old key's print (the base URL stays ` +
-        `checked, ${file}.bak keeps the journal as it was) with: sed -i.bak '1s/,"key":"[0-9a-f]*"//' ${shellQuote(file)}`;
+        `checked, ${real}.bak keeps the journal as it was) with: sed -i.bak '1s/,"key":"[0-9a-f]*"//' ${shellQuote(real)}`;
     const from = here.keyFrom === made?.keyFrom ? `${here.keyFrom}, which holds another key now` : here.keyFrom; // review27 F1
     throw new UsageError(`the journal ${file} was made ${url || `${key} (from ${from})`}; nothing was sent`, { hint });
   }
