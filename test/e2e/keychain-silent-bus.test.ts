@@ -5,10 +5,10 @@
  * on the main thread, so the 1 s timer in src/settings/keychain.ts never ran: set-key, status and fire
  * hung for good (killed here after 10 s). The bus is now asked first (busAnswers).
  *
- * flake28: status once exited 0 here, saying nothing (1 CI run in ~60). The second was two timers, an AbortSignal.timeout and the
- * store's own, unref'd: the abort came first, closed the silent bus's socket, and with nothing left to wait on the process ended
- * before the store's timer rejected. A preload stands for a loaded machine: the process is held 50 ms just before it sets a
- * one-second timer, the gap that let the abort come alone (the test failed 4 runs of 4 before the fix, exit 0 and no output).
+ * flake28: status once exited 0 here, saying nothing (1 CI run in ~60), and fire could too. The second was two timers, an
+ * AbortSignal.timeout and the store's own, unref'd: the abort came first, closed the silent bus's socket, and with nothing left to
+ * wait on the process ended before the store's timer rejected. A preload stands for a loaded machine: the process is held 50 ms
+ * just before it sets a one-second timer, the gap that let the abort come alone (before the fix: exit 0 and no output, every time).
  */
 import net from 'node:net';
 import path from 'node:path';
@@ -45,7 +45,8 @@ describe('a credential store that never answers', () => {
     expect(told(result)).toEqual({ signal: null, code: 0, stdout: expect.any(String), stderr: expect.stringMatching(/keychain/) });
   });
 
-  it('status with a key kept in the store answers instead of hanging, and never exits 0', async () => {
+  // fire too: before the fix it also exited 0 unsaid there, which a script reads as the event sent.
+  it.each(['status', 'fire t u1'])('%s with a key kept in the store answers instead of hanging, and never exits 0', async (command) => {
     const fs = await import('node:fs');
     fs.mkdirSync(box.configDir, { recursive: true, mode: 0o700 });
     const file = path.join(box.configDir, 'config.json');
@@ -58,7 +59,7 @@ describe('a credential store that never answers', () => {
       `const set = setTimeout, hold = new Int32Array(new SharedArrayBuffer(4));
 globalThis.setTimeout = (fn, ms, ...rest) => (ms === ${STORE_TIMEOUT_MS} && Atomics.wait(hold, 0, 0, 50), set(fn, ms, ...rest));`,
     );
-    const result = await run(['status'], { env: { ...box.env, NODE_OPTIONS: `--require ${preload}` }, timeoutMs: 10_000 });
+    const result = await run(command.split(' '), { env: { ...box.env, NODE_OPTIONS: `--require ${preload}` }, timeoutMs: 10_000 });
     expect(told(result)).toEqual({
       signal: null,
       code: 2,
