@@ -7,14 +7,11 @@ type Colours = Record<keyof typeof STYLES, (text: string) => string>;
 
 export type Palette = Colours & { enabled: boolean };
 
-const plain = (text: string) => text;
-
-export const PLAIN: Palette = { ...colours(() => plain), enabled: false };
-
 /** Each meaning's colour, as `style` gives it for the chalk style's name. */
-function colours(style: (name: (typeof STYLES)[keyof Colours]) => (text: string) => string): Colours {
-  return Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)])) as Colours;
-}
+const colours = (style: (name: (typeof STYLES)[keyof Colours]) => (text: string) => string): Colours =>
+  Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)])) as Colours;
+
+export const PLAIN: Palette = { ...colours(() => (text) => text), enabled: false };
 
 /** Whether colour may be wanted: FORCE_COLOR set (chalk reads it itself: 0 turns colour off), else no NO_COLOR and a TTY. */
 const wantsColor = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv) =>

@@ -28,11 +28,9 @@ function escaped(c: string): string {
  * Text from data (ids, values, messages, catalog text) made safe for a terminal and a CI log, so that what a person reads is what is sent:
  * control characters are shown escaped, so a newline in a user id does not start a new line (or a workflow command) and an escape sequence
  * never reaches the terminal; invisible and direction-changing characters are shown escaped too (`\u202e`), so that `evil\u202egnp.exe` is
- * not read as `evilexe.png`. Only what is shown: the wire gets the real text.
+ * not read as `evilexe.png`. Only what is shown: the wire gets the real text. Most text is plain ASCII: one test, no allocation.
  */
-export function printable(text: string): string {
-  return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text; // Most text is plain ASCII: one test, no allocation.
-}
+export const printable = (text: string): string => (HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text);
 
 /** An id as a human line shows it: as it is, or JSON-quoted when it holds an escape, a backslash or a quote ("a\nb" and "a\\nb" apart). */
 export const shownId = (id: string): string => (/[\\"]/.test(id) || HAS_UNSEEN.test(id) ? printable(JSON.stringify(id)) : id);
