@@ -20,8 +20,7 @@ const MAX_LINKS = 40; // Links followed from the file found, as the kernel's own
 export interface ReadCatalogOptions {
   source?: CatalogSource | undefined; // How the file was found; only a file the search found is checked for its owner. Default: found.
   env?: NodeJS.ProcessEnv | undefined; // GITHUB_ACTIONS and GITHUB_WORKSPACE, for the trust of a catalog in the workspace.
-  /** The file is read to be changed: even one trusted by name is not written through another user's link (notOthersLink). */
-  write?: boolean | undefined;
+  write?: boolean | undefined; // Read to be changed: even one trusted by name is not written through another user's link (notOthersLink).
 }
 
 // Owners and modes (whose a file is, whether others can write it) judged as the code cache's records are (startup.ts: writableByOwnerOnly).

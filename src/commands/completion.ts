@@ -24,10 +24,7 @@ const CONTROLS = /[\u0000-\u001f\u007f]+/g;
 
 type Candidate = { value: string; description?: string };
 
-interface Completion {
-  candidates: Candidate[];
-  files: boolean; // Offer file names too (the shell lists them itself).
-}
+type Completion = { candidates: Candidate[]; files: boolean }; // files: offer file names too (the shell lists them itself).
 
 /** Where the user's files tell the values, or the values themselves. */
 type ValueKind = 'profiles' | 'triggers' | 'files' | Candidate[];

@@ -5,10 +5,7 @@
 import { fit, ROOM } from './progress.js';
 import type { TerminalStream } from './io.js';
 
-interface Spinner {
-  stop(): void;
-  update(text: string): void; // Changes what the spinner says (for a wait before a retry).
-}
+type Spinner = { stop(): void; update(text: string): void }; // update: changes what the spinner says (for a wait before a retry).
 
 const NONE: Spinner = { stop() {}, update() {} };
 
