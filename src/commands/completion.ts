@@ -32,12 +32,10 @@ type ValueKind = 'profiles' | 'triggers' | 'files' | Candidate[];
 const SETTING_NAMES: Candidate[] = Object.entries(SETTINGS).map(([value, setting]) => ({ value, description: setting.about }));
 
 /** An argument's values, by command path and argument name, where its name does not say it. */
+// prettier-ignore
 const ARGUMENT_VALUES: Record<string, ValueKind> = {
-  'config get name': SETTING_NAMES,
-  'config unset name': SETTING_NAMES,
-  'triggers show id': 'triggers',
-  'triggers edit id': 'triggers',
-  'triggers remove id': 'triggers',
+  'config get name': SETTING_NAMES, 'config unset name': SETTING_NAMES,
+  'triggers show id': 'triggers', 'triggers edit id': 'triggers', 'triggers remove id': 'triggers',
 };
 
 /** An option's values, by its long name, where its placeholder does not say it. */
