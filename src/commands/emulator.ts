@@ -27,7 +27,7 @@ const clock = (iso: string) => iso.slice(11, 23);
 /** Shows an id as `trigger fire` does (as it is, or JSON-quoted when it holds a control, an invisible character, a backslash or a quote). */
 const showId = (id: string) => (id === '' ? '""' : shownId(id));
 
-/** The warning for a --host others can reach (undefined on loopback): the emulator speaks plain http, its key and events in clear. */
+/** The warning for a --host others can reach (undefined on loopback): the emulator speaks plain http, so its key and events go in clear. */
 export function exposureWarning(host: string): string | undefined {
   const bare = host.toLowerCase().replace(/^\[|\]$/g, '');
   if (isLoopbackHost(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare)) return undefined;
