@@ -592,8 +592,8 @@ function serverMessage(json, text) {
     if (message) return excerpt2(message, 300);
     if (Object.keys(body).length === 0) return void 0;
   }
-  const plain2 = excerpt2(looksLikeHtml(text) ? htmlWords(text) : text);
-  return plain2 === "" ? void 0 : plain2;
+  const plain = excerpt2(looksLikeHtml(text) ? htmlWords(text) : text);
+  return plain === "" ? void 0 : plain;
 }
 function markupText(html) {
   return decodeReferences(html.replace(/<[^<>]*>/g, " ")).replace(/\s+/g, " ").trim();
@@ -5039,9 +5039,6 @@ function escaped(c) {
   if (code < 128) return `\\x${code.toString(16).padStart(2, "0")}`;
   return code > 65535 ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }
-function printable(text) {
-  return HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text;
-}
 function formatMs(ms) {
   if (ms < 1e3) return `${Math.round(ms)} ms`;
   if (ms < 6e4) return `${(ms / 1e3).toFixed(2)} s`;
@@ -5166,7 +5163,7 @@ function curlCommand(url, body, headers) {
     `  --data-raw ${shellQuote(body, { always: true })}`
   ].join(" \\\n");
 }
-var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES2, shownId, shownMessage, RAW, rawJson, serverJson, serverText, ansiQuote;
+var UNSEEN, HAS_UNSEEN, SHORT_ESCAPES2, printable, shownId, shownMessage, RAW, rawJson, serverJson, serverText, ansiQuote;
 var init_render = __esm({
   "src/output/render.ts"() {
     "use strict";
@@ -5174,6 +5171,7 @@ var init_render = __esm({
     UNSEEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}]/gu;
     HAS_UNSEEN = new RegExp(UNSEEN.source, "u");
     SHORT_ESCAPES2 = { "\n": "\\n", "\r": "\\r", "	": "\\t" };
+    printable = (text) => HAS_UNSEEN.test(text) ? text.replace(UNSEEN, escaped) : text;
     shownId = (id) => /[\\"]/.test(id) || HAS_UNSEEN.test(id) ? printable(JSON.stringify(id)) : id;
     shownMessage = (error2, mask) => error2 instanceof ServiceError ? mask.server(error2.message) : error2.message;
     RAW = /* @__PURE__ */ Symbol("raw JSON");
@@ -42132,8 +42130,8 @@ async function openParquet(file, name, options) {
   const [trigger, user, value] = [top[at.trigger], top[at.user], top[at.value]];
   const userText = idReader(user, "userId", name);
   const triggerText = trigger && idReader(trigger, "triggerId", name);
-  const plain2 = (e) => annotation(e) === "DECIMAL" ? { ...e, converted_type: void 0, logical_type: void 0 } : e;
-  metadata = { ...metadata, schema: metadata.schema.map((e) => [trigger, user, value].includes(e) ? plain2(e) : e) };
+  const plain = (e) => annotation(e) === "DECIMAL" ? { ...e, converted_type: void 0, logical_type: void 0 } : e;
+  metadata = { ...metadata, schema: metadata.schema.map((e) => [trigger, user, value].includes(e) ? plain(e) : e) };
   const kind2 = value && [value.type, annotation(value)].filter(Boolean).join(" ");
   if (value && (value.num_children || !VALUE_TYPES.test(kind2))) {
     const hint = "a value is a number (or its text): name another column with --columns value=<name>, or leave value out";
@@ -46378,11 +46376,8 @@ init_errors();
 
 // src/output/colors.ts
 var STYLES = { success: "green", error: "red", warn: "yellow", hint: "cyan", dim: "dim", bold: "bold" };
-var plain = (text) => text;
-var PLAIN = { ...colours(() => plain), enabled: false };
-function colours(style) {
-  return Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)]));
-}
+var colours = (style) => Object.fromEntries(Object.entries(STYLES).map(([meaning, name]) => [meaning, style(name)]));
+var PLAIN = { ...colours(() => (text) => text), enabled: false };
 var wantsColor = (stream, env2) => env2.FORCE_COLOR !== void 0 || !env2.NO_COLOR && stream.isTTY === true;
 async function paletteFor(which, env2, stream) {
   if (!wantsColor(stream, env2)) return PLAIN;
