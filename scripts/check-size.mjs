@@ -183,7 +183,10 @@ import { join } from 'node:path';
 // fire's CPU 2.61-2.67x node -e 0 against the 2.6x target) (+11).
 // fix28a: a file behind standard input read as a named file is, from its offset (review27b F3, +4); a folder's device, FIFO or
 // socket entry refused (audit27 #12, +2); "or leave X= out" only where that run works (audit27 #10, +3).
-const BUDGET = 12_049;
+// size28 took 163 out without a change in behaviour: comments said in one line or a line shorter (-123), comments trailing the
+// line or field they are about (-23), printable and colours as arrow constants, two small interfaces as one-line types, a
+// prettier-ignore table and smaller code in fire, lock and load (-17).
+const BUDGET = 12_035;
 const GOAL = 11_600;
 
 function lines(dir) {
