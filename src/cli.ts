@@ -7,6 +7,7 @@ import { errorLine, failureJson, githubAnnotation, shownMessage } from './output
 import { usageWords } from './output/usage.js';
 import { cliEnvironment } from './settings/validate.js';
 import { VERSION } from './version.js';
+import { tryOr } from './try-or.js';
 export { restoreV8Flags } from './startup.js'; // For startup.ts: it sets back the V8 flags a command changed before keeping the code cache.
 
 /** What the running command asked for, so the catch can render its error the same way. */
@@ -105,7 +106,10 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
     else if (argv[2] === 'help' && /^\w/.test(argv[3] ?? '') && !Object.hasOwn(COMMANDS, argv[3]!)) argv = argv.toSpliced(2, 1);
     // A known command first builds only its own tree; anything else (help, a typo to suggest for, options first, completion) builds all.
     const only = Object.hasOwn(COMMANDS, argv[2] ?? '') ? argv[2] : undefined;
-    const program = await buildProgram({ io, env, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode, only);
+    const cwd = context.cwd ?? tryOr(() => process.cwd()); // throws (uv_cwd) in a folder removed since the shell went there (review28 F7)
+    if (cwd === undefined && argv[2] !== '__complete')
+      throw new UsageError('the current folder was removed', { hint: 'cd to a folder that exists' });
+    const program = await buildProgram({ io, env, cwd: cwd ?? '/', stdin: context.stdin ?? process.stdin }, mode, only);
     // The same a level down: `trigger config help nonesuch` is `trigger config nonesuch` (it showed config's help, no word of it).
     const group = program.commands.find((c) => c.name() === argv[2] && argv[3] === 'help' && /^\w/.test(argv[4] ?? ''));
     if (group && !group.commands.some((c) => c.name() === argv[4])) argv = argv.toSpliced(3, 1);
