@@ -42415,7 +42415,8 @@ function isFile(file) {
   const hint = `name the folders inside it: trigger batch ${import_node_path11.default.join(import_node_path11.default.dirname(file.name), "*")}/`;
   const message = `${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`;
   if (stat.isDirectory()) throw new UsageError(message, { hint });
-  const odd = `${file.name} is not a regular file (a device, a FIFO or a socket), which a folder's parts are; nothing was sent`;
+  const kind2 = stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : "a device";
+  const odd = `${file.name} is not a regular file (${kind2}), which a folder's parts are; nothing was sent`;
   if (!stat.isFile()) throw new UsageError(odd, { hint: "move it out of the folder, or name the files to read" });
   return true;
 }
@@ -44769,7 +44770,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   }
   const here = options.failed || dryRun ? void 0 : await import_node_fs13.default.promises.access(cwd, import_node_fs13.default.constants.W_OK).catch((error2) => error2);
   const cannot2 = `the current folder ${cwd} cannot be written (${errnoWords(here)}), and rows not accepted are kept there; nothing was sent`;
-  if (here) throw new UsageError(cannot2, { hint: "pass --failed <file> in a folder you can write to" });
+  if (here) throw new UsageError(cannot2, { hint: "pass --failed <file> in a folder you can write to, e.g. --failed /tmp/failed.csv" });
   const read = { trigger: options.trigger, check: check2, columns: columns2 };
   const input2 = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine, from: options.from });
   const reader = input2.read(read);
@@ -46504,6 +46505,7 @@ function usageWords(message) {
 // src/cli.ts
 init_validate();
 init_version();
+init_try_or();
 init_startup();
 var COMMANDS = {
   fire: () => Promise.resolve().then(() => (init_fire(), fire_exports)),
@@ -46569,7 +46571,10 @@ async function main(argv = process.argv, context = {}) {
     if (argv.length <= 2) argv = [...argv, "help"];
     else if (argv[2] === "help" && /^\w/.test(argv[3] ?? "") && !Object.hasOwn(COMMANDS, argv[3])) argv = argv.toSpliced(2, 1);
     const only = Object.hasOwn(COMMANDS, argv[2] ?? "") ? argv[2] : void 0;
-    const program2 = await buildProgram({ io, env: env2, cwd: context.cwd ?? process.cwd(), stdin: context.stdin ?? process.stdin }, mode2, only);
+    const cwd = context.cwd ?? tryOr(() => process.cwd());
+    if (cwd === void 0 && argv[2] !== "__complete")
+      throw new UsageError("the current folder was removed", { hint: "cd to a folder that exists" });
+    const program2 = await buildProgram({ io, env: env2, cwd: cwd ?? "/", stdin: context.stdin ?? process.stdin }, mode2, only);
     const group = program2.commands.find((c) => c.name() === argv[2] && argv[3] === "help" && /^\w/.test(argv[4] ?? ""));
     if (group && !group.commands.some((c) => c.name() === argv[4])) argv = argv.toSpliced(3, 1);
     const flag = argv[2]?.split("=")[0] ?? "";

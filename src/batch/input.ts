@@ -344,7 +344,8 @@ function isFile(file: { path: string; name: string }): boolean {
   const hint = `name the folders inside it: trigger batch ${path.join(path.dirname(file.name), '*')}/`;
   const message = `${file.name} is a folder inside a folder given: its files are read only if it is named; nothing was sent`;
   if (stat.isDirectory()) throw new UsageError(message, { hint });
-  const odd = `${file.name} is not a regular file (a device, a FIFO or a socket), which a folder's parts are; nothing was sent`;
+  const kind = stat.isFIFO() ? 'a FIFO' : stat.isSocket() ? 'a socket' : 'a device'; // named as it is (review28 F5)
+  const odd = `${file.name} is not a regular file (${kind}), which a folder's parts are; nothing was sent`;
   if (!stat.isFile()) throw new UsageError(odd, { hint: 'move it out of the folder, or name the files to read' });
   return true;
 }
