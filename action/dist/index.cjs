@@ -42634,9 +42634,13 @@ async function openStdin(options, columns2) {
   if (options.format && FORMAT_TABLE[options.format].kind === "parquet") throw parquetOnStdin("--format parquet reads a Parquet file");
   const [mark, stop] = [{ stopped: false }, {}];
   const listed = given === process.stdin ? tryOr(() => import_node_fs10.default.fstatSync(0)) : void 0;
+  const fdinfo = listed ? tryOr(() => import_node_fs10.default.readFileSync("/proc/self/fdinfo/0", "latin1"), "") : "";
+  if (listed?.isDirectory()) throw new UsageError("standard input is a folder; nothing was sent", { hint: "name the folder instead of -" });
+  const writeOnly = (parseInt(/^flags:\s*(\d+)$/m.exec(fdinfo)?.[1] ?? "0", 8) & 3) === 1;
+  if (writeOnly) throw new UsageError("standard input is open for writing only; nothing was sent", { hint: "give the file with < file" });
   const stdin = listed?.isFile() ? void 0 : stoppable(given, mark);
-  const at = () => tryOr(() => Number(/^pos:\s*(\d+)$/m.exec(import_node_fs10.default.readFileSync("/proc/self/fdinfo/0", "latin1"))[1]), null);
-  const file = !stdin && listed.size ? import_node_stream.Readable.from(bytesOf({ path: "-", name: "standard input" }, listed, at())) : void 0;
+  const at = tryOr(() => Number(/^pos:\s*(\d+)$/m.exec(fdinfo)[1]), null);
+  const file = !stdin && listed.size ? import_node_stream.Readable.from(bytesOf({ path: "-", name: "standard input" }, listed, at)) : void 0;
   const stream = import_node_stream.Readable.from(sniffedStdin(file ?? stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
   const input2 = {

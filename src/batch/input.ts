@@ -646,11 +646,16 @@ async function openStdin(options: OpenOptions, columns: boolean): Promise<Input>
   if (options.format && FORMAT_TABLE[options.format].kind === 'parquet') throw parquetOnStdin('--format parquet reads a Parquet file');
   const [mark, stop]: [Stopped, Stop] = [{ stopped: false }, {}];
   const listed = given === process.stdin ? tryOr(() => fs.fstatSync(0)) : undefined;
+  const fdinfo = listed ? tryOr(() => fs.readFileSync('/proc/self/fdinfo/0', 'latin1'), '') : '';
+  // `< folder` read as empty, `0>>file` (open for writing only) failed as "a bug in trigger" (EBADF): said as what they are (review28 F8).
+  if (listed?.isDirectory()) throw new UsageError('standard input is a folder; nothing was sent', { hint: 'name the folder instead of -' });
+  const writeOnly = (parseInt(/^flags:\s*(\d+)$/m.exec(fdinfo)?.[1] ?? '0', 8) & 3) === 1; // O_WRONLY
+  if (writeOnly) throw new UsageError('standard input is open for writing only; nothing was sent', { hint: 'give the file with < file' });
   const stdin = listed?.isFile() ? undefined : stoppable(given, mark);
   // A file behind stdin (`< rows.csv`) ends, and is read as a named file is (review27b F3), from its offset (`{ head -n1; trigger batch -; }
   // < f`; Linux tells it, else to its end): unsent rows kept likewise. A pipe or a terminal may not end: reading stops at the first signal.
-  const at = () => tryOr(() => Number(/^pos:\s*(\d+)$/m.exec(fs.readFileSync('/proc/self/fdinfo/0', 'latin1'))![1]), null);
-  const file = !stdin && listed!.size ? Readable.from(bytesOf({ path: '-', name: 'standard input' }, listed!, at())) : undefined;
+  const at = tryOr(() => Number(/^pos:\s*(\d+)$/m.exec(fdinfo)![1]), null);
+  const file = !stdin && listed!.size ? Readable.from(bytesOf({ path: '-', name: 'standard input' }, listed!, at)) : undefined;
   const stream = Readable.from(sniffedStdin(file ?? stdin?.stream ?? given, mark), { objectMode: false });
   const sniffed = options.format ? { format: options.format, stream } : await sniff(stream);
   const input: Input = {
