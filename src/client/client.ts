@@ -222,13 +222,8 @@ export class TriggerClient {
       const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
       return { ok: false, delayMs, reason: `${`${status} ${statusText(status)}`.trim()}${closed ? ' (cut short)' : ''}`, info };
     }
-    const context = {
-      triggerId: event.triggerId,
-      path: `${this.baseUrl.prefix}${event.path}`,
-      maskedKey: maskKey(this.#apiKey),
-      keySource: this.#options.keySource,
-      retries: this.retries,
-    };
+    const [path, maskedKey, { keySource }] = [`${this.baseUrl.prefix}${event.path}`, maskKey(this.#apiKey), this.#options];
+    const context = { triggerId: event.triggerId, path, maskedKey, keySource, retries: this.retries };
     throw serviceError({ status, headers, closed, ...this.#masked(text, json) }, context, { ...info, requestId });
   }
 
