@@ -60,10 +60,7 @@ const REASONS: { [K in OutcomeKind]?: (outcome: Extract<Outcome, { kind: K }>, m
 export const failureReason = (outcome: Outcome, mask: ServerMask): string | undefined =>
   (REASONS[outcome.kind] as ((outcome: Outcome, mask: ServerMask) => string) | undefined)?.(outcome, mask);
 
-/**
- * The line a row that was not accepted gets on stderr ("✖ line 4: invalid, not sent: ..."): the
- * recorder's, and the GitHub Action's, which reads the same rows from --json.
- */
+/** A row not accepted, as a line on stderr ("✖ line 4: invalid, not sent: ..."): the recorder's, and the Action's from --json's rows. */
 export const failureLine = (line: number | string, reason: string, c: Palette): string =>
   `${c.error('✖')} ${typeof line === 'number' ? `line ${line}` : line}: ${printable(reason)}`;
 

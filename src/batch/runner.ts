@@ -1,16 +1,13 @@
 /**
- * Runs a batch: pulls rows a chunk at a time, and the next chunk only when this one is handled (so
- * memory stays flat), keeps up to `concurrency` requests in flight, starts them on a schedule of
- * `rate` per second, and hands every row exactly one outcome, through the sink.
+ * Runs a batch: pulls rows a chunk at a time, and the next chunk only when this one is handled (so memory stays flat), keeps up to
+ * `concurrency` requests in flight, starts them on a schedule of `rate` per second, and gives the sink exactly one outcome per row.
  *
- * `stop` (the first signal, the breaker, a closed stdout, a failed file that cannot be written) stops
- * sending: requests in flight finish, a request waiting to be retried gives up, and every row not
- * yet sent, read or not, comes out "unsent" with the stop's reason. Cancelling the requests in flight
- * (the second signal) is the sender's business: they end with InterruptedError, outcome "unknown".
+ * `stop` (the first signal, the breaker, a closed stdout, a failed file that cannot be written) stops sending: requests in flight finish, a
+ * request waiting to be retried gives up, and every row not yet sent, read or not, comes out "unsent" with the stop's reason. Cancelling
+ * the requests in flight (the second signal) is the sender's business: they end with InterruptedError, outcome "unknown".
  *
- * With `pace` (--concurrency auto), lanes are started up to its maximum and each waits for its turn
- * under the current limit and the shared pause; a row the service pushed back (429, 503) waits its
- * turn again instead of failing, until the pace says the batch must stop.
+ * With `pace` (--concurrency auto), lanes are started up to its maximum and each waits for its turn under the current limit and the shared
+ * pause; a row the service pushed back (429, 503) waits its turn again instead of failing, until the pace says the batch must stop.
  */
 import type { FireResult } from '../client/client.js';
 import type { PreparedEvent } from '../client/request.js';
@@ -28,10 +25,7 @@ export type Outcome =
   | { kind: 'invalid'; reason: string }
   /** Never sent, or pushed back (429, 503: not recorded) and not sent again: the batch stopped first, for this reason. */
   | { kind: 'unsent'; stop: StopReason | undefined; pushedBack?: { attempts: number; last: AttemptError } }
-  /**
-   * It may or may not have been recorded: sent without a definitive answer (a time-out, a reset, a
-   * 500/502/504), cancelled in flight, or so in an earlier run.
-   */
+  /** Perhaps recorded: sent with no definitive answer (a time-out, a reset, a 500/502/504), cancelled in flight, or so in a past run. */
   | { kind: 'unknown'; reason: string; error?: TriggerError }
   /** --dry-run: valid, and not sent. */
   | { kind: 'checked' };

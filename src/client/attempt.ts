@@ -48,8 +48,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   readonly #started: number;
   readonly #timeoutMs: number;
   readonly #signal: AbortSignal | undefined;
-  /** The proxy the request goes through, if any: a failure there is named as the proxy's (a ProxyError). */
-  readonly #proxy: ProxyChoice | undefined;
+  readonly #proxy: ProxyChoice | undefined; // The proxy the request goes through, if any: a failure there is named as the proxy's.
   #resolve!: (outcome: AttemptOutcome) => void;
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
