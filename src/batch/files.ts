@@ -71,10 +71,8 @@ export function checkPaths(sources: readonly string[], options: BatchFiles & { j
     if (file === '-' || file === '') throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint });
     if (file === undefined) continue;
     const stat = pathStat(flag, file);
-    if (stat?.isDirectory())
-      throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, {
-        hint: `name a file in it, e.g. ${flag} ${path.join(file, example)}`,
-      });
+    const inIt = `name a file in it, e.g. ${flag} ${path.join(file, example)}`;
+    if (stat?.isDirectory()) throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, { hint: inIt });
     if (flag === '--journal' && stat && !stat.isFile()) throw notRegular(file); // before its lock: none left in /dev (audit27)
     const folder = isPart(path.basename(file)) && folders.find((f) => path.resolve(f) === path.resolve(path.dirname(file)));
     const read = `${flag} ${file} is in the input folder ${folder}: a later run would read it as input`;
@@ -159,11 +157,8 @@ export function replayNames(file: string): { failed: string; journal: string } {
   for (let n = counted ? Number(counted[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
     const journal = `${failed}.journal`; // beside it, named after it (never the same name)
-    if (fs.existsSync(journal)) {
-      if (same(journal)) return { failed, journal };
-      continue;
-    }
-    if (!fs.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+    const usable = fs.existsSync(journal) ? same(journal) : !fs.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal);
+    if (usable) return { failed, journal };
   }
 }
 
