@@ -80,7 +80,6 @@ export class FailedFile {
   #buffer = '';
   #bufferedRows = 0;
   #headerDone = false;
-
   /** Rows written as triggerId,userId,value(,file),error: an input with several files, Parquet, or --columns. */
   readonly #normalized: { file: boolean } | undefined;
   readonly #mode: number;
@@ -158,10 +157,8 @@ export class FailedFile {
   #flush(): void {
     const fd = this.#fd;
     if (fd === undefined || this.error || this.#buffer === '') return;
-    const bytes = Buffer.from(this.#buffer);
-    const rows = this.#bufferedRows;
-    this.#buffer = '';
-    this.#bufferedRows = 0;
+    const [bytes, rows] = [Buffer.from(this.#buffer), this.#bufferedRows];
+    [this.#buffer, this.#bufferedRows] = ['', 0];
     let done = 0;
     try {
       while (done < bytes.length) done += fs.writeSync(fd, bytes, done);

@@ -70,8 +70,7 @@ function stoppable(source: Readable, mark: Stopped): { stream: Readable; stop():
     stop: () => {
       if (mark.stopped || source.readableEnded) return;
       mark.stopped = true;
-      for (let more = source.read() as Buffer | string | null; more !== null; more = source.read() as Buffer | string | null)
-        drained.push(more);
+      for (let more; (more = source.read() as Buffer | string | null) !== null;) drained.push(more);
       source.destroy();
     },
   };
@@ -101,10 +100,7 @@ async function sniff(source: Readable): Promise<{ format: Format; stream: Readab
 
 const zstd = (zlib as unknown as { createZstdDecompress?: (options?: zlib.ZlibOptions) => NodeJS.ReadWriteStream }).createZstdDecompress;
 
-/**
- * Decompressed bytes come in pieces this big (zlib's default is 16 KiB): as big as a plain file's
- * read, so each piece pays the stream and line reader's per-piece costs over as many rows.
- */
+/** Decompressed bytes in pieces as big as a plain file's read (zlib's default: 16 KiB): per-piece costs paid over as many rows. */
 const INFLATED_CHUNK = 64 * 1024;
 
 function noZstd(name: string): UsageError {

@@ -12,8 +12,7 @@ export interface Shard {
 
 export function parseShard(text: string): Shard {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
-  const index = Number(match?.[1]);
-  const count = Number(match?.[2]);
+  const [index, count] = [Number(match?.[1]), Number(match?.[2])];
   const message = `--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`;
   const hint = 'in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>';
   if (!match || count < 1 || count > 10_000 || index < 1 || index > count) throw new UsageError(message, { hint });
