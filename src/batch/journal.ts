@@ -261,14 +261,11 @@ function refuseToCarryOn(file: string, loaded: Loaded, options: JournalOptions):
   const rest = loaded.rest && `the journal ${file} stopped at a damaged file, and its rest command carries it on; nothing was sent`;
   if (rest) throw new UsageError(rest, { hint: `send the rows after the damage with: ${loaded.rest}` });
   const now = options.inputs;
-  // After damage the input is copied whole again: a new journal would send its rows again; the rest command it printed does not.
   // Not "name a new --journal": followed for a failed file fixed by hand after its replay ran, it sent the rows accepted again (audit24).
   const again = `a new --journal would send again the ${plural(counted(loaded, ACCEPTED), 'row')} it records as accepted`;
   const kept =
     loaded.done && loaded.failed ? `fix the rows it did not accept in ${loaded.failed}, and send that file` : 'resume with that input';
-  const hint = {
-    hint: loaded.rest ? `a damaged file copied whole again? send the rows after the damage with: ${loaded.rest}` : `${kept}; ${again}`,
-  };
+  const hint = { hint: `${kept}; ${again}` }; // a journal with a rest command was refused above, whatever its input
   const counts = `${plural(was.length, 'file')} (${what}), and this run reads ${plural(now.length, 'file')}`;
   if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
   const changed = was.findIndex((w, i) => w.sha256 !== now[i]!.sha256 || w.size !== now[i]!.size);
@@ -331,17 +328,14 @@ function refuseElsewhere(file: string, made: Header['service'], here: Service | 
 
 export class Journal {
   readonly path: string;
-  /** True when this run carries on an earlier one. */
-  readonly resumed: boolean;
+  readonly resumed: boolean; // True when this run carries on an earlier one.
   /**
    * When the journal already accounted for every row as this run opened it: the failed file that
    * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
    */
   readonly completedWith: string | undefined;
-  /** Whether this run has sent a row. */
-  sentHere = false;
-  /** Set when the journal cannot be written: nothing more may be sent. */
-  error: Error | undefined;
+  sentHere = false; // Whether this run has sent a row.
+  error: Error | undefined; // Set when the journal cannot be written: nothing more may be sent.
   /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
   onError: ((error: Error) => void) | undefined;
   readonly #earlier: Loaded | undefined; // What the earlier run recorded, when this one carries it on.
