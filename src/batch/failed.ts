@@ -35,8 +35,7 @@ export function failedLine(row: Row, error: string, header: readonly string[] | 
       const width = header?.length ?? fields.length;
       while (fields.length < width) fields.push(''); // a short row still lines up with the header
       if (errorAt >= 0 && fields.length === width) fields[errorAt] = reason;
-      // A row that had too many fields was kept with its reason as one more field: on a replay that
-      // field is the error column's, so it is replaced, not added to again.
+      // A row with a field too many was kept with its reason as one more: replayed, that field is the error column's (replaced, not added).
       else if (errorAt === width - 1 && fields.length > width) fields[fields.length - 1] = reason;
       else fields.push(reason);
       return csvLine(fields, separator);

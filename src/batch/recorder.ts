@@ -53,8 +53,7 @@ export class BatchRecorder implements OutcomeSink {
   constructor(options: RecorderOptions) {
     this.#o = options;
     this.#stdout = options.io.stdoutStream;
-    // Any write error, not only a closed pipe (EPIPE): a full disk or an I/O error under `> file`
-    // also means the results can no longer be given, so the batch stops and keeps its rows.
+    // Any write error, not only EPIPE: a full disk or an I/O error under `> file` means no more results; the batch stops, keeps its rows.
     this.#stdout.on('error', this.#onStdoutError);
     const journal = options.journal; // an outcome that cannot be journaled would show up on --resume as in flight: stop sending now
     if (journal) journal.onError = (error) => this.stopWith({ kind: 'journal', path: journal.path, error });

@@ -272,8 +272,7 @@ class CsvRecords {
     for (;;) {
       if (!quoted) {
         if (line.charCodeAt(i) !== QUOTE) {
-          // Most fields have no quote: the text up to the separator, found with indexOf (split()
-          // is a call into the runtime per line, and took a third of the time here).
+          // Most fields have no quote: up to the separator, by indexOf (split() calls the runtime per line: a third of the time).
           const at = line.indexOf(this.separator, i);
           if (at < 0) {
             record.fields.push(withoutCr(line.slice(i)));
@@ -298,8 +297,7 @@ class CsvRecords {
         i = quote + 2;
         continue;
       }
-      // Text after the closing quote is kept up to the next separator, so that a stray quote never
-      // carries the record on into the lines after it.
+      // Text after the closing quote is kept up to the next separator: a stray quote never carries the record on into later lines.
       const at = line.indexOf(this.separator, quote + 1);
       const tail = at < 0 ? withoutCr(line.slice(quote + 1)) : line.slice(quote + 1, at);
       record.fields.push(tail === '' ? record.field : `${record.field}"${tail}`);

@@ -298,13 +298,11 @@ export class Runner {
   /** With --rate: waits for this request's turn on the schedule (a stop ends the wait). */
   async #onSchedule(): Promise<void> {
     if (this.#nextStart !== undefined && !this.#firstDone) {
-      // The schedule starts when the first request is through: it alone pays for the first
-      // connection and a cold start, which would otherwise bunch the next starts up.
+      // The schedule starts once the first request is through: it alone pays for connecting and a cold start (else starts bunch).
       await this.#pause(MAX_WARM_UP_MS, this.#firstSettled);
       this.#restartSchedule(); // if the first took too long
     }
-    // Starts follow a schedule from the first one, so timers that fire late do not lower the rate;
-    // each lane takes the next start before it waits for it.
+    // Starts follow a schedule from the first, so timers that fire late do not lower the rate; a lane takes its start, then waits.
     const now = this.#timers.now();
     const start = Math.max(this.#nextStart ?? now, now - MAX_SCHEDULE_DEBT_MS);
     this.#nextStart = start + this.#interval;

@@ -209,8 +209,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: AnswerHeaders): void {
-    // An informational answer (1xx: 100 Continue, 103 Early Hints) comes before the real one: skipped,
-    // as RFC 9110 says (undici.ts lets undici pass an unasked-for 100 on).
+    // A 1xx (100 Continue, 103 Early Hints) comes before the answer: skipped, as RFC 9110 says (undici.ts passes an unasked-for 100).
     if (statusCode < 200) return;
     this.#status = statusCode;
     this.#headers = headers;

@@ -133,8 +133,7 @@ export function encodeSegment(segment: string, name: string): string {
   if (SAFE_SEGMENT.test(segment)) return segment; // the common case, at batch rates
   if (segment.length === 0) throw new UsageError(`${name} must not be empty`);
   if (!segment.isWellFormed()) throw new UsageError(`${name} contains invalid Unicode (an unpaired surrogate); it cannot be sent`);
-  // Node reads argv and decodes text with U+FFFD for bytes that are not UTF-8, so the character
-  // stands for bytes that were lost: sent, it would record the event for another user.
+  // Node reads argv and text with U+FFFD for bytes that are not UTF-8: it stands for lost bytes; sent, it records another user's event.
   if (segment.includes('\uFFFD')) {
     const message = `${name} is not valid UTF-8 text (it holds U+FFFD, the mark of bytes that could not be read); it cannot be sent`;
     throw new UsageError(message, { hint: 'give the id as UTF-8 text' });
