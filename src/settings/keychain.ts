@@ -73,10 +73,7 @@ const NO_STORE =
 /** A store that runs but will not hand out or take a key without a desktop prompt. */
 const LOCKED = /\blocked\b|no result found|prompt|dismissed|cancel/i; // not "blocked" (a policy's refusal; review23)
 
-/**
- * What a store failure means, in words a person can act on, instead of the D-Bus or platform message
- * ("Using X11 for dbus-daemon autolaunch was disabled at compile time, ...").
- */
+/** A store failure in words a person can act on, not the D-Bus or platform message ("Using X11 for dbus-daemon autolaunch was ..."). */
 export function storeTrouble(reason: string): string {
   if (NO_STORE.test(reason)) return 'no system keychain is running here';
   if (/^no answer within/.test(reason)) return 'the system keychain did not answer within a second';
