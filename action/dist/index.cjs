@@ -4405,8 +4405,7 @@ var init_esm = __esm({
 // src/batch/shard.ts
 function parseShard(text) {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
-  const index = Number(match?.[1]);
-  const count2 = Number(match?.[2]);
+  const [index, count2] = [Number(match?.[1]), Number(match?.[2])];
   const message = `--shard takes i/n with 1 <= i <= n <= 10000, e.g. 2/4; got "${text}"`;
   const hint = "in a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/<completions>";
   if (!match || count2 < 1 || count2 > 1e4 || index < 1 || index > count2) throw new UsageError(message, { hint });
@@ -5523,8 +5522,8 @@ var init_attempt = __esm({
       #started;
       #timeoutMs;
       #signal;
-      /** The proxy the request goes through, if any: a failure there is named as the proxy's (a ProxyError). */
       #proxy;
+      // The proxy the request goes through, if any: a failure there is named as the proxy's.
       #resolve;
       #controller;
       #status = 0;
@@ -32579,13 +32578,8 @@ var init_client = __esm({
           const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
           return { ok: false, delayMs, reason: `${`${status2} ${statusText(status2)}`.trim()}${closed ? " (cut short)" : ""}`, info: info2 };
         }
-        const context = {
-          triggerId: event.triggerId,
-          path: `${this.baseUrl.prefix}${event.path}`,
-          maskedKey: maskKey(this.#apiKey),
-          keySource: this.#options.keySource,
-          retries: this.retries
-        };
+        const [path18, maskedKey, { keySource }] = [`${this.baseUrl.prefix}${event.path}`, maskKey(this.#apiKey), this.#options];
+        const context = { triggerId: event.triggerId, path: path18, maskedKey, keySource, retries: this.retries };
         throw serviceError({ status: status2, headers, closed, ...this.#masked(text, json) }, context, { ...info2, requestId });
       }
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
@@ -37872,10 +37866,8 @@ var init_failed = __esm({
       #flush() {
         const fd = this.#fd;
         if (fd === void 0 || this.error || this.#buffer === "") return;
-        const bytes = Buffer.from(this.#buffer);
-        const rows2 = this.#bufferedRows;
-        this.#buffer = "";
-        this.#bufferedRows = 0;
+        const [bytes, rows2] = [Buffer.from(this.#buffer), this.#bufferedRows];
+        [this.#buffer, this.#bufferedRows] = ["", 0];
         let done = 0;
         try {
           while (done < bytes.length) done += import_node_fs9.default.writeSync(fd, bytes, done);
@@ -42228,8 +42220,7 @@ function stoppable(source, mark) {
     stop: () => {
       if (mark.stopped || source.readableEnded) return;
       mark.stopped = true;
-      for (let more = source.read(); more !== null; more = source.read())
-        drained.push(more);
+      for (let more; (more = source.read()) !== null; ) drained.push(more);
       source.destroy();
     }
   };
@@ -42840,9 +42831,7 @@ function refuseToCarryOn(file, loaded, options) {
   const now = options.inputs;
   const again = `a new --journal would send again the ${plural(counted(loaded, ACCEPTED), "row")} it records as accepted`;
   const kept = loaded.done && loaded.failed ? `fix the rows it did not accept in ${loaded.failed}, and send that file` : "resume with that input";
-  const hint = {
-    hint: loaded.rest ? `a damaged file copied whole again? send the rows after the damage with: ${loaded.rest}` : `${kept}; ${again}`
-  };
+  const hint = { hint: `${kept}; ${again}` };
   const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
   if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
   const changed2 = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
@@ -42921,17 +42910,17 @@ var init_journal = __esm({
     describeLoaded = (j) => `${plural(counted(j, ACCEPTED), "row")} accepted, ${formatCount(counted(j, FAILED))} failed, ${counted(j, UNKNOWN)} of unknown outcome`;
     Journal = class _Journal {
       path;
-      /** True when this run carries on an earlier one. */
       resumed;
+      // True when this run carries on an earlier one.
       /**
        * When the journal already accounted for every row as this run opened it: the failed file that
        * run left (absolute). A run that then sends nothing leaves that file as it is (see batch.ts).
        */
       completedWith;
-      /** Whether this run has sent a row. */
       sentHere = false;
-      /** Set when the journal cannot be written: nothing more may be sent. */
+      // Whether this run has sent a row.
       error;
+      // Set when the journal cannot be written: nothing more may be sent.
       /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
       onError;
       #earlier;
@@ -43086,10 +43075,8 @@ function checkPaths(sources, options) {
     if (file === "-" || file === "") throw new UsageError(`${flag} needs a file name, not ${JSON.stringify(file)}`, { hint: hint2 });
     if (file === void 0) continue;
     const stat = pathStat(flag, file);
-    if (stat?.isDirectory())
-      throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, {
-        hint: `name a file in it, e.g. ${flag} ${import_node_path13.default.join(file, example)}`
-      });
+    const inIt = `name a file in it, e.g. ${flag} ${import_node_path13.default.join(file, example)}`;
+    if (stat?.isDirectory()) throw new UsageError(`cannot write ${flag} ${file}: it is a folder`, { hint: inIt });
     if (flag === "--journal" && stat && !stat.isFile()) throw notRegular(file);
     const folder = isPart(import_node_path13.default.basename(file)) && folders.find((f) => import_node_path13.default.resolve(f) === import_node_path13.default.resolve(import_node_path13.default.dirname(file)));
     const read = `${flag} ${file} is in the input folder ${folder}: a later run would read it as input`;
@@ -43144,11 +43131,8 @@ function replayNames(file) {
   for (let n = counted2 ? Number(counted2[2]) + 1 : 2; ; n++) {
     const failed = `${base}-${n}${ext}`;
     const journal = `${failed}.journal`;
-    if (import_node_fs12.default.existsSync(journal)) {
-      if (same(journal)) return { failed, journal };
-      continue;
-    }
-    if (!import_node_fs12.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal)) return { failed, journal };
+    const usable = import_node_fs12.default.existsSync(journal) ? same(journal) : !import_node_fs12.default.existsSync(failed) && !FileLock.holder(failed) && !FileLock.holder(journal);
+    if (usable) return { failed, journal };
   }
 }
 function resumeCommand(input2, options) {
