@@ -336,8 +336,7 @@ export class Journal {
   readonly completedWith: string | undefined;
   sentHere = false; // Whether this run has sent a row.
   error: Error | undefined; // Set when the journal cannot be written: nothing more may be sent.
-  /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
-  onError: ((error: Error) => void) | undefined;
+  onError: ((error: Error) => void) | undefined; // Told once a record cannot be written: the batch must stop and say the journal is behind.
   readonly #earlier: Loaded | undefined; // What the earlier run recorded, when this one carries it on.
   #fd: number | undefined;
   #pending = ''; // Outcome records not yet written; they go out with the next "s" or within a second.

@@ -111,15 +111,11 @@ export interface SummaryInput {
   signal?: string | undefined;
   halted?: string | undefined; // Why the batch stopped sending by itself, if it did.
   failedFile: string | undefined;
-  /** Rows that belonged in the failed file but could not be written to it, and why. */
-  notKept?: { rows: number; kept: number; why: string } | undefined;
-  /** The command that carries the batch on: a replay of the failed file, or a --resume. */
-  next?: { command: string; resume: boolean } | undefined;
+  notKept?: { rows: number; kept: number; why: string } | undefined; // Rows for the failed file that could not be written to it, and why.
+  next?: { command: string; resume: boolean } | undefined; // What carries the batch on: a replay of the failed file, or a --resume.
   notReadAfter: NotRead | undefined;
-  /** The journal could not be written: it is behind this run, and must not be carried on. */
-  journalBehind?: { path: string; why: string } | undefined;
-  /** --concurrency auto: the lowest and highest limit used, the answers that pushed back, the widest gap between starts. */
-  pace?: PaceUsed | undefined;
+  journalBehind?: { path: string; why: string } | undefined; // The journal could not be written: behind this run, not to be carried on.
+  pace?: PaceUsed | undefined; // --concurrency auto: the lowest and highest limit used, answers pushed back, the widest gap between starts.
 }
 
 /** "1 row", "1,024 rows". */
