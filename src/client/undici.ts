@@ -68,10 +68,7 @@ function poolOf(PoolClass: typeof Pool, buildConnector: BuildConnector, origin: 
 
 type Opened = { dispatcher: Dispatcher; proxy: ProxyChoice | undefined };
 
-/**
- * The dispatcher for one origin: a Pool, or a ProxyAgent when the environment names a proxy for it
- * (returned too, so that its failures can be named as the proxy's: see asProxyError).
- */
+/** One origin's dispatcher: a Pool, or a ProxyAgent for the proxy the environment names (returned too: asProxyError names its failures). */
 export async function openDispatcher(origin: string, options: Pool.Options, env: NodeJS.ProcessEnv = process.env): Promise<Opened> {
   const proxy = proxyChoice(origin, env);
   if (!proxy) {
