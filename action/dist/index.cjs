@@ -42921,8 +42921,8 @@ var init_journal = __esm({
       // Whether this run has sent a row.
       error;
       // Set when the journal cannot be written: nothing more may be sent.
-      /** Told once, when a record cannot be written: the batch must stop, and say the journal is behind. */
       onError;
+      // Told once a record cannot be written: the batch must stop and say the journal is behind.
       #earlier;
       // What the earlier run recorded, when this one carries it on.
       #fd;
