@@ -1,4 +1,4 @@
-/** Finding triggers.json: --catalog, else TRIGGER_CATALOG, else here or a parent. Every command that sends loads it: it imports nothing. */
+/** Finding triggers.json: --catalog, else TRIGGER_CATALOG, else here or a parent. Every command that sends loads it: no imports, one stat a folder. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { tryOr } from '../try-or.js';

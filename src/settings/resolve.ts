@@ -52,7 +52,7 @@ export function readableKeyFileWarning(file: string): string | undefined {
   return `warning: ${file} holds the API key and others can read it (mode ${mode.toString(8).padStart(4, '0')}); fix it with: chmod 600 ${file}`;
 }
 
-/** The profile in effect: --profile, TRIGGER_PROFILE, `config use`'s, else "default"; all but the default are `explicit` (must exist). */
+/** The profile in effect: --profile, TRIGGER_PROFILE, `config use`'s, else "default"; `explicit` when named (even "default"): it must exist. */
 export function selectedProfile(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env, config?: ConfigData) {
   if (flags.profile !== undefined) return { name: checkProfileName(flags.profile, '--profile'), explicit: true, source: 'flag' } as const;
   const named = env.TRIGGER_PROFILE;
