@@ -43445,8 +43445,8 @@ var init_runner = __esm({
       #scheduleRestarted = false;
       #tail = false;
       // Whether a lane has run out of rows: from then, lanes waiting for the pace look again as each request settles (#turn).
-      #tailStarted;
-      #markTail;
+      #tailSleepers = /* @__PURE__ */ new Set();
+      // Lanes paused for the pace until then (a set: a promise would keep every pause's timer).
       constructor(options) {
         this.#options = options;
         this.#pace = options.pace;
@@ -43454,7 +43454,6 @@ var init_runner = __esm({
         this.#concurrency = options.pace ? options.pace.max : Math.max(1, options.concurrency);
         this.#interval = options.rate ? 1e3 / options.rate : 0;
         this.#firstSettled = new Promise((resolve2) => this.#markFirstSettled = resolve2);
-        this.#tailStarted = new Promise((resolve2) => this.#markTail = resolve2);
       }
       #unsent(attempts = 0, last) {
         const [reason2, pushedBack] = [this.#options.stop.reason, last && { attempts, last }];
@@ -43511,7 +43510,7 @@ var init_runner = __esm({
           this.#fatal ??= error2;
         } finally {
           this.#tail = true;
-          this.#markTail();
+          for (const done of [...this.#tailSleepers]) done();
         }
       }
       /**
@@ -43564,7 +43563,7 @@ var init_runner = __esm({
             return true;
           }
           const settled = this.#slot ??= new Promise((resolve2) => this.#wakeSlot = resolve2);
-          const paused = () => this.#pause(Math.max(1, pace.pausedFor()), this.#tail ? settled : this.#tailStarted);
+          const paused = () => this.#pause(Math.max(1, pace.pausedFor()), this.#tail ? settled : this.#tailSleepers);
           await (this.inFlight >= pace.limit ? settled : paused());
         }
         return false;
@@ -43626,7 +43625,7 @@ var init_runner = __esm({
         this.#scheduleRestarted = true;
         this.#nextStart = Math.max(this.#nextStart ?? 0, this.#timers.now());
       }
-      /** Resolves after `ms`, when `until` settles, or on a stop, whichever comes first. */
+      /** Resolves after `ms`, when `until` settles (a set it joins: when it is woken from it), or on a stop, whichever comes first. */
       #pause(ms, until) {
         const stop = this.#options.stop;
         if (stop.aborted) return Promise.resolve();
@@ -43635,11 +43634,13 @@ var init_runner = __esm({
           const done = () => {
             timers.clearTimeout(timer);
             this.#sleepers.delete(done);
+            this.#tailSleepers.delete(done);
             resolve2();
           };
           const timer = timers.setTimeout(done, ms);
           this.#sleepers.add(done);
-          void until?.then(done);
+          if (until instanceof Set) until.add(done);
+          else void until?.then(done);
         });
       }
       async run() {

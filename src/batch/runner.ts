@@ -110,8 +110,7 @@ export class Runner {
   #markFirstSettled!: () => void;
   #scheduleRestarted = false;
   #tail = false; // Whether a lane has run out of rows: from then, lanes waiting for the pace look again as each request settles (#turn).
-  readonly #tailStarted: Promise<void>;
-  #markTail!: () => void;
+  readonly #tailSleepers = new Set<() => void>(); // Lanes paused for the pace until then (a set: a promise would keep every pause's timer).
 
   constructor(options: RunOptions) {
     this.#options = options;
@@ -120,7 +119,6 @@ export class Runner {
     this.#concurrency = options.pace ? options.pace.max : Math.max(1, options.concurrency);
     this.#interval = options.rate ? 1000 / options.rate : 0;
     this.#firstSettled = new Promise((resolve) => (this.#markFirstSettled = resolve));
-    this.#tailStarted = new Promise((resolve) => (this.#markTail = resolve));
   }
 
   #unsent(attempts = 0, last?: AttemptError): Outcome {
@@ -183,7 +181,7 @@ export class Runner {
       this.#fatal ??= error;
     } finally {
       this.#tail = true;
-      this.#markTail();
+      for (const done of [...this.#tailSleepers]) done();
     }
   }
 
@@ -247,7 +245,7 @@ export class Runner {
       // in flight (a batch idle 50 s at its end: review13 H6). Until then, the lane that settled takes the next start itself, as paced
       // lanes woken on every settle retried at the limit's edge.
       const settled = (this.#slot ??= new Promise<void>((resolve) => (this.#wakeSlot = resolve)));
-      const paused = () => this.#pause(Math.max(1, pace.pausedFor()), this.#tail ? settled : this.#tailStarted);
+      const paused = () => this.#pause(Math.max(1, pace.pausedFor()), this.#tail ? settled : this.#tailSleepers);
       await (this.inFlight >= pace.limit ? settled : paused());
     }
     return false;
@@ -319,8 +317,8 @@ export class Runner {
     this.#nextStart = Math.max(this.#nextStart ?? 0, this.#timers.now());
   }
 
-  /** Resolves after `ms`, when `until` settles, or on a stop, whichever comes first. */
-  #pause(ms: number, until?: Promise<void>): Promise<void> {
+  /** Resolves after `ms`, when `until` settles (a set it joins: when it is woken from it), or on a stop, whichever comes first. */
+  #pause(ms: number, until?: Promise<void> | Set<() => void>): Promise<void> {
     const stop = this.#options.stop;
     if (stop.aborted) return Promise.resolve();
     const timers = this.#timers;
@@ -328,11 +326,13 @@ export class Runner {
       const done = () => {
         timers.clearTimeout(timer);
         this.#sleepers.delete(done);
+        this.#tailSleepers.delete(done);
         resolve();
       };
       const timer = timers.setTimeout(done, ms);
       this.#sleepers.add(done);
-      void until?.then(done);
+      if (until instanceof Set) until.add(done);
+      else void until?.then(done);
     });
   }
 

@@ -111,6 +111,40 @@ describe('the runner with --concurrency auto', () => {
     expect(finished).toBe(5);
   });
 
+  it('a pause that is over is let go, not kept until the first lane runs out of rows', async () => {
+    // Each lane below the limit pauses for the pace's clock at every start (~100 lanes: ~145k pauses in a 30 s run). Each was kept, its
+    // timer and all, until the tail began (a promise's reactions, woken then): 50 MB more old space, longer GC pauses, starts held late.
+    let takes = 0;
+    const pace = { max: 8, limit: 8, stopReason: undefined, take: () => ++takes % 5 === 0, pausedFor: () => 1 } as unknown as Pace;
+    const [fired, outcomes] = [new Set<object>(), new Map<number, Outcome>()];
+    let [pauses, stale] = [0, 0]; // stale: a pause woken again after its timer fired
+    const timers: Timers = {
+      now: () => 0,
+      setTimeout: (fn) => {
+        const handle = { n: ++pauses };
+        setImmediate(() => (fn(), fired.add(handle)));
+        return handle;
+      },
+      clearTimeout: (handle) => void (fired.has(handle as object) && stale++),
+    };
+    let release!: () => void;
+    const allSent = new Promise<void>((resolve) => (release = resolve));
+    // The input ends once every row is answered: the tail begins with no lane paused.
+    const rows = (async function* () {
+      yield* rowsFrom(40);
+      await allSent;
+    })();
+    const sink = {
+      starting: () => true,
+      outcome: (row: Row, o: Outcome) => void (outcomes.set(row.line, o), outcomes.size === 40 && release()),
+    };
+    const send = async (event: PreparedEvent) => (await turn(), ok(event));
+    await new Runner({ rows, send, concurrency: 1, pace, timers, stop: new AbortController().signal, sink }).run();
+    expect(outcomes.size).toBe(40);
+    expect(pauses).toBeGreaterThan(40);
+    expect(stale).toBe(0);
+  });
+
   it('sends a pushed-back row again instead of failing it, and counts its attempts', async () => {
     const pace = new Pace({ max: 4, now: () => 0, random: () => 0 });
     const tries = new Map<string, number>();
