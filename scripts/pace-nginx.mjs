@@ -30,6 +30,7 @@
  *   user", epoch ms: request line in from the client, sent on to nginx, answer back to the client; with
  *   nginx's log, the gaps nginx saw against those the client sent at);
  *   node scripts/pace-trace-summary.mjs <trace.txt ...> names the states;
+ *   PACE_NGINX_PROXY_INLINE=1 runs the delaying proxy in the app's thread, as before send28 (to compare with older figures);
  *   PACE_NGINX_BINS="main=/a/bin/trigger.cjs,pace=/b/bin/trigger.cjs;PACE_X=1" measures several builds
  *   (each with what its environment adds), alternating build by build within each run so that the
  *   machine's load hits them alike.
@@ -42,6 +43,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ONE_WAY_MS = 25;
@@ -149,6 +151,17 @@ async function startDelay(targetPort, spec = {}) {
     });
   });
   return { server, exchanges, port: await listen(server) };
+}
+
+/**
+ * The delaying proxy on a thread of its own: in the app's thread, a read it stamped late (the app's work, a GC) was sent on late too,
+ * and the next on time, so nginx saw the two close (send28: most starts that reached the proxy under 10 ms after the one before).
+ */
+async function delayThread(targetPort, spec) {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { targetPort, spec } });
+  const [port] = await new Promise((resolve) => worker.once('message', (m) => resolve([m])));
+  const exchanges = () => new Promise((resolve) => (worker.once('message', resolve), worker.postMessage('done')));
+  return { port, exchanges, close: () => worker.terminate() };
 }
 
 function nginxConf(dir, port, appPort, spec) {
@@ -392,7 +405,7 @@ async function runCase(spec, bin, args, seconds, traceName) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'trigger-pace-nginx-'));
   const app = await startApp(spec.appMs);
   const nginx = await startNginx(work, app.port, spec);
-  const delay = await startDelay(nginx.port, spec);
+  const delay = process.env.PACE_NGINX_PROXY_INLINE ? await startDelay(nginx.port, spec) : await delayThread(nginx.port, spec);
   try {
     const rows = rowsFor(spec, seconds);
     const input = writeInput(work, rows);
@@ -412,13 +425,14 @@ async function runCase(spec, bin, args, seconds, traceName) {
     const a = app.accepted;
     const whole = a.length > 1 ? ((a.length - 1) * 1000) / (a.at(-1).at - a[0].at) : 0;
     const entries = nginxLog(work);
+    const exchanges = delay.server ? delay.exchanges : await delay.exchanges();
     if (traceDir && traceName) {
       fs.writeFileSync(path.join(traceDir, `${traceName}.txt`), traceText(a, entries, count));
-      fs.writeFileSync(path.join(traceDir, `${traceName}.rt.txt`), roundTripText(delay.exchanges, entries, count));
+      fs.writeFileSync(path.join(traceDir, `${traceName}.rt.txt`), roundTripText(exchanges, entries, count));
       // nginx's own lines too: an answer neither 200 nor a push-back (a 499, a 502) shows only there.
       fs.copyFileSync(path.join(work, 'access.log'), path.join(traceDir, `${traceName}.access.log`));
       // The proxy's own times (epoch ms) per request: request line in from the client, sent on to nginx, answer back.
-      const proxied = delay.exchanges.map(
+      const proxied = exchanges.map(
         (x) => `${x.from.toFixed(3)} ${x.sent?.toFixed(3) ?? '-'} ${x.to.toFixed(3)} ${x.status} ${x.connection} ${x.user}`,
       );
       fs.writeFileSync(path.join(traceDir, `${traceName}.proxy.txt`), `${proxied.join('\n')}\n`);
@@ -437,7 +451,8 @@ async function runCase(spec, bin, args, seconds, traceName) {
     };
   } finally {
     nginx.child.kill('SIGTERM');
-    delay.server.close();
+    if (delay.server) delay.server.close();
+    else await delay.close();
     app.server.closeAllConnections();
     app.server.close();
     await new Promise((resolve) => (nginx.child.exitCode === null ? nginx.child.on('close', resolve) : resolve()));
@@ -464,6 +479,12 @@ function describe(spec, r) {
   );
 }
 
+if (!isMainThread) {
+  const delay = await startDelay(workerData.targetPort, workerData.spec);
+  parentPort.once('message', () => parentPort.postMessage(delay.exchanges));
+  parentPort.postMessage(delay.port);
+  await new Promise(() => {}); // the proxy serves until the run ends it (worker.terminate)
+}
 const separator = process.argv.indexOf('--');
 let names = (separator < 0 ? process.argv.slice(2) : process.argv.slice(2, separator)).filter(Boolean);
 const extra = separator < 0 ? [] : process.argv.slice(separator + 1);
