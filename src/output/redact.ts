@@ -18,6 +18,7 @@ const BASE64_PIECE = 16; // The shortest run of a key's base64 that is masked on
 /** A key shorter than this is masked only where it stands alone: `user` in `user42` is ordinary data (and so short a key hides nothing). */
 const SHORT_KEY = 12;
 
+const CUT = /\u2026[^]{0,100}? \(\d[\d,]* characters\)/; // excerpt.ts's 'start…end' (N characters): a key typed in the wrong place, cut
 const DECODE_PASSES = 2; // How many times text is decoded: a key encoded twice (`%2573`, `&amp;#115;`) is still found.
 
 /** Masks the key and its pieces in text that came from the server (Output.serverMask gives one). */
@@ -338,11 +339,12 @@ export class Redactor {
     const key = secret?.trim();
     if (!key || this.#secrets.some((s) => s.key === key)) return;
     this.#secrets.push(new Secret(key));
+    this.#secrets.sort((a, b) => b.key.length - a.key.length); // a key inside another (--api-key K1 beside $K) is masked after it
   }
 
-  /** Text with every form of the whole key masked: for anything written, the user's own data included. */
+  /** Text with every form of the whole key masked: for anything written, the user's own data included; pieces too in an excerpt. */
   text(input: string): string {
-    return this.#mask(input, false);
+    return this.#mask(input, CUT.test(input));
   }
 
   /** Text that came from the server: every form of the key, and every long enough piece of one, masked. */
@@ -369,7 +371,7 @@ export class Redactor {
    * JSON. What the server sent, member names included, is masked by serverJson before it is placed in the line.
    */
   json(line: string): string {
-    if (!this.#secrets.some((secret) => secret.mayHold(line))) return line;
+    if (!this.#secrets.some((secret) => secret.mayHold(line) || (CUT.test(line) && secret.mayHoldPiece(line)))) return line;
     return maskStrings(line, false, (text) => this.text(text));
   }
 

@@ -44,10 +44,54 @@ describe('a key given in the wrong place, while TRIGGER_API_KEY holds it', () =>
 
 describe('the Action, with the key in the input api-key', () => {
   it('a mistyped args value that is the key is not printed to the step log or its annotation', async () => {
-    const inputs = { 'api-key': TEST_KEY, 'base-url': server.url, 'trigger-id': 'purchase', 'user-id': 'alice', args: `--timeout ${TEST_KEY}` };
+    const inputs = {
+      'api-key': TEST_KEY,
+      'base-url': server.url,
+      'trigger-id': 'purchase',
+      'user-id': 'alice',
+      args: `--timeout ${TEST_KEY}`,
+    };
     const result = await runActionInProcess(inputs, { env: box.env });
     expect(result.code).toBe(2);
     expect(server.requests).toHaveLength(0);
     expect(rawKeyIn(result)).toEqual([]);
   });
+});
+
+describe('a key the command line already holds, refused before the settings are resolved', () => {
+  const other = `${TEST_KEY}_and_more`; // a longer key that holds TEST_KEY: masked whole, not as TEST_KEY's mask and its tail
+  const cases: Array<[string, string[], NodeJS.ProcessEnv]> = [
+    ['--api-key K, then --base-url K', ['fire', 'purchase', 'alice', '--api-key', TEST_KEY, '--base-url', TEST_KEY], {}],
+    ['--api-key=K, then --timeout K', ['fire', 'purchase', 'alice', '--api-key=' + TEST_KEY, '--timeout', TEST_KEY], {}],
+    ['--K as a flag', ['fire', 'purchase', 'alice', `--${TEST_KEY}`], { TRIGGER_API_KEY: TEST_KEY }],
+    ['config get K', ['config', 'get', TEST_KEY], { TRIGGER_API_KEY: TEST_KEY }],
+    ['completion K', ['completion', TEST_KEY], { TRIGGER_API_KEY: TEST_KEY }],
+    ['a longer key beside it', ['fire', 'purchase', 'alice', '--api-key', other, '--timeout', other], { TRIGGER_API_KEY: TEST_KEY }],
+  ];
+  for (const [label, args, extra] of cases) {
+    it(`${label}: exit 2, nothing sent, no part of the key printed`, async () => {
+      const result = await runCommand(args, { ...box.env, TRIGGER_BASE_URL: server.url, ...extra });
+      expect(result.code).toBe(2);
+      expect(server.requests).toHaveLength(0);
+      expect(result.stderr).toMatch(/^error: /m);
+      expect(rawKeyIn(result)).toEqual([]);
+      expect(result.stdout + result.stderr).not.toContain('_and_more');
+    });
+  }
+});
+
+it('a long key (a JWT) cut to an excerpt in a usage error shows neither its start nor its end', async () => {
+  const key = `eyJ${'0123456789abcdefghij'.repeat(5)}_end_of_the_key`; // over the 64 characters an echo is cut at (output/excerpt.ts)
+  const env = { ...box.env, TRIGGER_API_KEY: key, TRIGGER_BASE_URL: server.url };
+  for (const args of [
+    ['fire', 'purchase', 'alice', '--timeout', key],
+    ['fire', 'purchase', 'alice', '--json', `--${key}`],
+    ['completion', key],
+  ]) {
+    const result = await runCommand(args, env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('…');
+    expect(result.stdout + result.stderr).not.toMatch(/0123456789|of_the_key/);
+  }
+  expect(server.requests).toHaveLength(0);
 });
