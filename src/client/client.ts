@@ -191,7 +191,7 @@ export class TriggerClient {
       const { baseUrlSource } = this.#options;
       const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource, began: outcome.status };
       // An answer that began has its request id (a corrupt gzip 2xx, a body cut short): it is what such a row is checked by.
-      const [requestId, recorded] = [requestIdOf(outcome.headers), notRecorded ? ('no' as const) : ('unknown' as const)];
+      const [requestId, recorded] = [this.#requestId(outcome.headers), notRecorded ? ('no' as const) : ('unknown' as const)];
       const error = networkError(outcome.error, outcome.timedOut, connection, { ...info, requestId, recorded });
       if (canRetry && notRecorded && !isPermanent(outcome.error))
         return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error.message, info };
@@ -201,8 +201,11 @@ export class TriggerClient {
     // Headers are looked at only for a push-back, which is rare: an accepted answer costs nothing more.
     const retryAfter = isRetryableStatus(status) ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
     options.onAttempt?.(status, outcome.ms, false, retryAfter ?? -1);
-    onEvent?.({ type: 'response', attempt, status, headers: outcome.headers, body: text, truncated, closed, ms });
-    const requestId = requestIdOf(outcome.headers);
+    if (onEvent) {
+      const [headers, body] = [this.#maskedHeaders(outcome.headers), this.#masked(text, json).text]; // "receives no key" (audit28)
+      onEvent({ type: 'response', attempt, status, headers, body, truncated, closed, ms });
+    }
+    const requestId = this.#requestId(outcome.headers);
     const saysFailure = typeof json === 'object' && json !== null && (json as Record<string, unknown>).success === false;
     // A 2xx whose JSON object does not parse (cut at 1 MiB, or mangled) may say "success": false: malformed, unknown (audit26 #2).
     if (status >= 200 && status < 300 && json === undefined && /^\s*\{/.test(text)) {
@@ -216,8 +219,7 @@ export class TriggerClient {
       const response = safe.json ?? safe.text;
       return { ok: true, status, statusText: statusText(status), triggerId, userId, value: value?.json, ...info, requestId, response };
     }
-    // The headers as server JSON: the key, and pieces of it, masked in their names and values.
-    const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json as AnswerHeaders;
+    const headers = this.#maskedHeaders(outcome.headers);
     if (isRetryableStatus(status) && canRetry && !options.throwPushBack && (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS)) {
       const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
       return { ok: false, delayMs, reason: `${`${status} ${statusText(status)}`.trim()}${closed ? ' (cut short)' : ''}`, info };
@@ -226,6 +228,15 @@ export class TriggerClient {
     const context = { triggerId: event.triggerId, path, maskedKey, keySource, retries: this.retries };
     throw serviceError({ status, headers, closed, ...this.#masked(text, json) }, context, { ...info, requestId });
   }
+
+  /** The answer's request id, the key masked in it as in a body: a server may echo the key there too (audit28). */
+  #requestId(headers: AnswerHeaders): string | undefined {
+    const id = requestIdOf(headers);
+    return id === undefined ? undefined : (this.#mask ??= new Redactor(this.#apiKey)).server(id);
+  }
+
+  /** The headers as server JSON: the key, and pieces of it, masked in their names and values. */
+  #maskedHeaders = (headers: AnswerHeaders) => this.#masked(JSON.stringify(headers), headers).json as AnswerHeaders;
 
   /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
   #masked(text: string, json: unknown): { text: string; json: unknown } {
