@@ -302,6 +302,9 @@ export function reportThrown(error: unknown, stderr: NodeJS.WritableStream): num
 
 /** Runs the step; returns the exit code. */
 export async function run(env: Env = process.env, streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  // First, before anything could print it: the runner masks a key only when it came from secrets.* (audit28: vars.*, a step output).
+  for (const key of new Set([input(env, 'api-key'), env.TRIGGER_API_KEY?.trim()]))
+    if (key) streams.stdout.write(`::add-mask::${key.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}\n`);
   let step: Plan;
   try {
     step = plan(env);
@@ -352,6 +355,12 @@ export async function run(env: Env = process.env, streams = { stdout: process.st
   if (last?.dryRun === true && typeof last.curl === 'string') {
     // What `trigger fire --dry-run` prints: the request as a curl command.
     streams.stdout.write(`${io.redact(last.curl)}\n`);
+    const key = input(env, 'api-key'); // in the step's environment only: a later step must set it (audit28)
+    if (key && env.TRIGGER_API_KEY?.trim() !== key) {
+      const where = env.TRIGGER_API_KEY ? 'holds another key in this job' : 'is not set in this job';
+      const note = `note: the command reads the key from $TRIGGER_API_KEY, which ${where} (the key came from the input api-key): run it in a step with env: TRIGGER_API_KEY set from the same secret (TRIGGER_API_KEY: \${{ secrets.TRIGGER_API_KEY }})`;
+      streams.stderr.write(`${note}\n`);
+    }
   } else if (last?.ok === true) {
     const line = successLine(
       {

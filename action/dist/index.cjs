@@ -430,7 +430,7 @@ function maskProxyCredentials(proxy) {
     (_, scheme = "", user) => user === void 0 ? `${scheme}\u2022\u2022\u2022\u2022@` : `${scheme}${user}:\u2022\u2022\u2022\u2022@`
   );
 }
-var MIN_PIECE, BASE64_PIECE, SHORT_KEY, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, BASE64_ALPHABETS, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, HEX_DIGITS, Redactor;
+var MIN_PIECE, BASE64_PIECE, SHORT_KEY, CUT, DECODE_PASSES, WORD, ESCAPES, MEMBER_OR_STRING, escapeRegExp, BASE64_ALPHABETS, Secret, PERCENT, BACKSLASH, U, X, AMPERSAND, SEMICOLON, NAMES, NAMED, LOOSE, REFERENCE_AT, SHORT_ESCAPES, HEX_DIGITS, Redactor;
 var init_redact = __esm({
   "src/output/redact.ts"() {
     "use strict";
@@ -438,6 +438,7 @@ var init_redact = __esm({
     MIN_PIECE = 10;
     BASE64_PIECE = 16;
     SHORT_KEY = 12;
+    CUT = /\u2026[^]{0,100}? \(\d[\d,]* characters\)/;
     DECODE_PASSES = 2;
     WORD = /[A-Za-z0-9_-]/;
     ESCAPES = /[%\\&]/;
@@ -516,10 +517,11 @@ var init_redact = __esm({
         const key = secret?.trim();
         if (!key || this.#secrets.some((s) => s.key === key)) return;
         this.#secrets.push(new Secret(key));
+        this.#secrets.sort((a, b) => b.key.length - a.key.length);
       }
-      /** Text with every form of the whole key masked: for anything written, the user's own data included. */
+      /** Text with every form of the whole key masked: for anything written, the user's own data included; pieces too in an excerpt. */
       text(input2) {
-        return this.#mask(input2, false);
+        return this.#mask(input2, CUT.test(input2));
       }
       /** Text that came from the server: every form of the key, and every long enough piece of one, masked. */
       server(input2) {
@@ -543,7 +545,7 @@ var init_redact = __esm({
        * JSON. What the server sent, member names included, is masked by serverJson before it is placed in the line.
        */
       json(line2) {
-        if (!this.#secrets.some((secret) => secret.mayHold(line2))) return line2;
+        if (!this.#secrets.some((secret) => secret.mayHold(line2) || CUT.test(line2) && secret.mayHoldPiece(line2))) return line2;
         return maskStrings(line2, false, (text) => this.text(text));
       }
       /** JSON text from the server, masked as server text in its strings and member names: it stays the same JSON. */
@@ -32551,7 +32553,7 @@ var init_client = __esm({
           }
           const { baseUrlSource } = this.#options;
           const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource, began: outcome.status };
-          const [requestId2, recorded] = [requestIdOf(outcome.headers), notRecorded ? "no" : "unknown"];
+          const [requestId2, recorded] = [this.#requestId(outcome.headers), notRecorded ? "no" : "unknown"];
           const error2 = networkError(outcome.error, outcome.timedOut, connection, { ...info2, requestId: requestId2, recorded });
           if (canRetry && notRecorded && !isPermanent(outcome.error))
             return { ok: false, delayMs: backoffMs(attempt, { baseMs: this.#options.retryBaseMs }), reason: error2.message, info: info2 };
@@ -32560,8 +32562,11 @@ var init_client = __esm({
         const { status: status2, json, text, truncated, closed, ms } = outcome;
         const retryAfter = isRetryableStatus(status2) ? parseRetryAfter(outcome.headers["retry-after"]) : void 0;
         options.onAttempt?.(status2, outcome.ms, false, retryAfter ?? -1);
-        onEvent?.({ type: "response", attempt, status: status2, headers: outcome.headers, body: text, truncated, closed, ms });
-        const requestId = requestIdOf(outcome.headers);
+        if (onEvent) {
+          const [headers2, body] = [this.#maskedHeaders(outcome.headers), this.#masked(text, json).text];
+          onEvent({ type: "response", attempt, status: status2, headers: headers2, body, truncated, closed, ms });
+        }
+        const requestId = this.#requestId(outcome.headers);
         const saysFailure = typeof json === "object" && json !== null && json.success === false;
         if (status2 >= 200 && status2 < 300 && json === void 0 && /^\s*\{/.test(text)) {
           const why = `its JSON body ${truncated ? "is over 1 MiB, read only to there" : "does not parse"}`;
@@ -32573,7 +32578,7 @@ var init_client = __esm({
           const response = safe.json ?? safe.text;
           return { ok: true, status: status2, statusText: statusText(status2), triggerId, userId, value: value?.json, ...info2, requestId, response };
         }
-        const headers = this.#masked(JSON.stringify(outcome.headers), outcome.headers).json;
+        const headers = this.#maskedHeaders(outcome.headers);
         if (isRetryableStatus(status2) && canRetry && !options.throwPushBack && (retryAfter === void 0 || retryAfter <= MAX_RETRY_AFTER_MS)) {
           const delayMs = retryAfter ?? backoffMs(attempt, { baseMs: this.#options.retryBaseMs });
           return { ok: false, delayMs, reason: `${`${status2} ${statusText(status2)}`.trim()}${closed ? " (cut short)" : ""}`, info: info2 };
@@ -32582,6 +32587,13 @@ var init_client = __esm({
         const context = { triggerId: event.triggerId, path: path18, maskedKey, keySource, retries: this.retries };
         throw serviceError({ status: status2, headers, closed, ...this.#masked(text, json) }, context, { ...info2, requestId });
       }
+      /** The answer's request id, the key masked in it as in a body: a server may echo the key there too (audit28). */
+      #requestId(headers) {
+        const id = requestIdOf(headers);
+        return id === void 0 ? void 0 : (this.#mask ??= new Redactor(this.#apiKey)).server(id);
+      }
+      /** The headers as server JSON: the key, and pieces of it, masked in their names and values. */
+      #maskedHeaders = (headers) => this.#masked(JSON.stringify(headers), headers).json;
       /** The server's text and JSON with the key, and pieces of it, masked (for errors and unusual answers). */
       #masked(text, json) {
         const mask = this.#mask ??= new Redactor(this.#apiKey);
@@ -46555,6 +46567,8 @@ var PRINT_ONLY = /* @__PURE__ */ new Set(["completion", "status", "config path",
 async function main(argv = process.argv, context = {}) {
   const io = context.io ?? new Output();
   const env2 = context.env ?? cliEnvironment(process.env);
+  io.addSecret(env2.TRIGGER_API_KEY);
+  for (const [i, word] of argv.entries()) io.addSecret(argv[i - 1] === "--api-key" ? word : /^--api-key=(.*)/s.exec(word)?.[1]);
   const mode2 = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
     if (argv.length <= 2) argv = [...argv, "help"];
@@ -46789,6 +46803,9 @@ ${githubAnnotation(message)}
   return known ? known.exitCode : 70;
 }
 async function run(env2 = process.env, streams = { stdout: process.stdout, stderr: process.stderr }) {
+  for (const key of /* @__PURE__ */ new Set([input(env2, "api-key"), env2.TRIGGER_API_KEY?.trim()]))
+    if (key) streams.stdout.write(`::add-mask::${key.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A")}
+`);
   let step;
   try {
     step = plan(env2);
@@ -46838,6 +46855,13 @@ async function run(env2 = process.env, streams = { stdout: process.stdout, stder
   if (last?.dryRun === true && typeof last.curl === "string") {
     streams.stdout.write(`${io.redact(last.curl)}
 `);
+    const key = input(env2, "api-key");
+    if (key && env2.TRIGGER_API_KEY?.trim() !== key) {
+      const where2 = env2.TRIGGER_API_KEY ? "holds another key in this job" : "is not set in this job";
+      const note = `note: the command reads the key from $TRIGGER_API_KEY, which ${where2} (the key came from the input api-key): run it in a step with env: TRIGGER_API_KEY set from the same secret (TRIGGER_API_KEY: \${{ secrets.TRIGGER_API_KEY }})`;
+      streams.stderr.write(`${note}
+`);
+    }
   } else if (last?.ok === true) {
     const line2 = successLine(
       {

@@ -65,6 +65,7 @@ describe('the GitHub Action', () => {
     expect(cli.code).toBe(0);
     expect(result.stdout).toContain('deploy · alice · value 9.99 · 200 OK');
     expect(steady(result.stdout)).toBe(steady(cli.stdout));
+    expect(result.masks).toEqual([`::add-mask::${TEST_KEY}`]); // first, before anything could print it (audit28)
     expectNoKey(result);
     expect(result.outputFile).not.toContain(TEST_KEY);
   });

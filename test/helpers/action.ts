@@ -23,7 +23,9 @@ export interface ActionYaml {
 export interface ActionRun {
   code: number | null;
   outputs: Record<string, string>;
-  /** The step log: what the action wrote to stdout and stderr. */
+  /** The `::add-mask::<key>` lines the step opened its stdout with: the runner's protocol, the one place a key is written raw. */
+  masks: string[];
+  /** The step log: what the action wrote to stdout (after those lines) and stderr. */
   stdout: string;
   stderr: string;
   /** The GITHUB_OUTPUT file as written. */
@@ -82,6 +84,12 @@ export function parseOutputFile(text: string): Record<string, string> {
   return outputs;
 }
 
+/** A step's stdout as masks (its leading ::add-mask:: lines, which the runner takes out of the log) and the rest. */
+export function splitMasks(stdout: string): { masks: string[]; stdout: string } {
+  const masks = /^(?:::add-mask::.*\n)*/.exec(stdout)![0];
+  return { masks: masks.split('\n').filter(Boolean), stdout: stdout.slice(masks.length) };
+}
+
 /** The variable a runner sets for an input (as @actions/core reads it). */
 export const inputVariable = (name: string) => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
 
@@ -138,5 +146,5 @@ export async function runAction(inputs: Record<string, string>, options: RunActi
   const outputFile = fs.readFileSync(files.GITHUB_OUTPUT!, 'utf8');
   const summary = fs.readFileSync(files.GITHUB_STEP_SUMMARY!, 'utf8');
   fs.rmSync(temp, { recursive: true, force: true });
-  return { ...result, outputs: parseOutputFile(outputFile), outputFile, summary };
+  return { ...result, ...splitMasks(result.stdout), outputs: parseOutputFile(outputFile), outputFile, summary };
 }

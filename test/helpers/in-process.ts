@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import { afterEach, beforeEach } from 'vitest';
 import { main } from '../../src/cli.js';
 import { Output } from '../../src/output/io.js';
-import { inputVariable, loadAction, parseOutputFile, type ActionRun } from './action.js';
+import { inputVariable, loadAction, parseOutputFile, splitMasks, type ActionRun } from './action.js';
 import { TEST_KEY, type RunResult } from './cli.js';
 import { startServer, type TestServer } from './server.js';
 
@@ -229,5 +229,5 @@ export async function runActionInProcess(
   const outputFile = fs.readFileSync(files.GITHUB_OUTPUT!, 'utf8');
   const summary = fs.readFileSync(files.GITHUB_STEP_SUMMARY!, 'utf8');
   fs.rmSync(temp, { recursive: true, force: true });
-  return { code, stdout: stdout.text, stderr: stderr.text, outputs: parseOutputFile(outputFile), outputFile, summary };
+  return { code, ...splitMasks(stdout.text), stderr: stderr.text, outputs: parseOutputFile(outputFile), outputFile, summary };
 }

@@ -272,3 +272,36 @@ describe('the GitHub Action', () => {
     expectNoKey(result);
   });
 });
+
+describe('the key in the step log (audit28)', () => {
+  const other = 'tk_test_another_key_0000000';
+  it.each([
+    ['the input api-key', TEST_KEY, {}, [TEST_KEY]],
+    ['the job TRIGGER_API_KEY', '', { TRIGGER_API_KEY: TEST_KEY }, [TEST_KEY]],
+    ['both, the same key: once', TEST_KEY, { TRIGGER_API_KEY: ` ${TEST_KEY}` }, [TEST_KEY]],
+    ['both, another key in the job', TEST_KEY, { TRIGGER_API_KEY: other }, [TEST_KEY, other]],
+  ])('%s: ::add-mask:: first, so that the runner masks a key from vars.* or a step output', async (_label, key, env, keys) => {
+    const inputs = { 'api-key': key, 'base-url': server.url, 'trigger-id': 'deploy', 'user-id': 'a' };
+    const result = await action(inputs, { ...box.env, ...env });
+    expect(result.code).toBe(0);
+    expect(result.masks).toEqual(keys.map((k) => `::add-mask::${k}`));
+    expectNoKey(result);
+  });
+
+  it('--dry-run with the key from the input api-key: the curl reads $TRIGGER_API_KEY, so the log says to set it from the secret', async () => {
+    const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'a', args: '--dry-run' });
+    expect(result.stdout).toContain('Bearer $TRIGGER_API_KEY');
+    expect(result.stderr).toContain(
+      'note: the command reads the key from $TRIGGER_API_KEY, which is not set in this job (the key came from the input api-key): run it in a step with env: TRIGGER_API_KEY set from the same secret (TRIGGER_API_KEY: ${{ secrets.TRIGGER_API_KEY }})',
+    );
+    const fromJob = await action(
+      { 'base-url': server.url, 'trigger-id': 'deploy', 'user-id': 'a', args: '--dry-run' },
+      {
+        ...box.env,
+        TRIGGER_API_KEY: TEST_KEY,
+      },
+    );
+    expect(fromJob.stderr).toBe(''); // the job's own variable: the command runs as printed
+    expect(server.requests).toHaveLength(0);
+  });
+});
