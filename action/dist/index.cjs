@@ -36224,6 +36224,12 @@ function checkProfileName(name, given) {
   if (!PROFILE_NAME.test(name)) throw new ConfigError(`profile name ${quotedExcerpt(name)} is not valid; ${NAMING}`);
   return name;
 }
+function jsonReason(message, text) {
+  const cut = /^.*?, (\.\.\.)?"(.*)"(\.\.\.)? is not valid JSON$/s.exec(message);
+  if (!cut) return message;
+  const at = cut[1] ? text.indexOf(cut[2]) + 10 : cut[3] ? cut[2].length - 10 : -1;
+  return `Unexpected character in JSON${at < 0 ? "" : ` at position ${at}`}`;
+}
 function readConfig(file) {
   let text;
   let fd;
@@ -36245,9 +36251,9 @@ function readConfig(file) {
   try {
     data = JSON.parse(text);
   } catch (error2) {
-    const message = `config file ${file} is not valid JSON (${error2.message}); it was left untouched`;
-    const hint = `fix it by hand (it holds every profile's settings), or move it aside and start again: mv ${shellQuote(file)} ${shellQuote(`${file}.broken`)} && trigger config set-key`;
-    throw new ConfigError(message, { hint });
+    throw new ConfigError(`config file ${file} is not valid JSON (${jsonReason(error2.message, text)}); it was left untouched`, {
+      hint: byHand(file)
+    });
   }
   if (typeof data !== "object" || data === null || Array.isArray(data))
     throw new ConfigError(`config file ${file} does not hold a JSON object; it was left untouched`);
@@ -36277,13 +36283,15 @@ async function updateConfig(file, update, options = {}) {
       writeFileAtomic(file, `${JSON.stringify(next, void 0, "	")}
 `, { mode: 384, forceMode: true });
     } catch (error2) {
+      if (error2 instanceof RangeError)
+        throw new ConfigError(`config file ${file} is nested too deeply to write back; it was left untouched`, { hint: byHand(file) });
       throw cannot("write", file, error2);
     }
     return next;
   };
   return withLock(file, change, options);
 }
-var import_node_fs5, import_node_path4, SETTINGS2, PROFILE_NAME, NAMING, ELSEWHERE;
+var import_node_fs5, import_node_path4, SETTINGS2, PROFILE_NAME, NAMING, ELSEWHERE, byHand;
 var init_store = __esm({
   "src/settings/store.ts"() {
     "use strict";
@@ -36318,6 +36326,7 @@ var init_store = __esm({
     PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
     NAMING = 'use up to 64 letters, digits, "-", "_", "." (e.g. staging)';
     ELSEWHERE = "move it aside (trigger config set-key then makes a new one), or set TRIGGER_CONFIG_DIR to another folder";
+    byHand = (file) => `fix it by hand (it holds every profile's settings), or move it aside and start again: mv ${shellQuote(file)} ${shellQuote(`${file}.broken`)} && trigger config set-key`;
   }
 });
 

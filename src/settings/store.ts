@@ -63,6 +63,18 @@ export function checkProfileName(name: string, given?: string): string {
 
 const ELSEWHERE = 'move it aside (trigger config set-key then makes a new one), or set TRIGGER_CONFIG_DIR to another folder';
 
+/** Not "delete it": it holds every profile (audit23); moved aside, nothing is lost. */
+const byHand = (file: string) =>
+  `fix it by hand (it holds every profile's settings), or move it aside and start again: mv ${shellQuote(file)} ${shellQuote(`${file}.broken`)} && trigger config set-key`;
+
+/** V8's reason without its excerpt of the file, nor the character it stopped at: either may be the key's (audit28); its position instead. */
+function jsonReason(message: string, text: string): string {
+  const cut = /^.*?, (\.\.\.)?"(.*)"(\.\.\.)? is not valid JSON$/s.exec(message); // Unexpected token 'k', ..."apiKey":tk_live_SEC"...
+  if (!cut) return message;
+  const at = cut[1] ? text.indexOf(cut[2]!) + 10 : cut[3] ? cut[2]!.length - 10 : -1; // V8 shows 10 characters either side of it
+  return `Unexpected character in JSON${at < 0 ? '' : ` at position ${at}`}`;
+}
+
 /** Reads the config file; a missing file is an empty config. */
 export function readConfig(file: string): ConfigData {
   let text: string;
@@ -86,10 +98,9 @@ export function readConfig(file: string): ConfigData {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    const message = `config file ${file} is not valid JSON (${(error as Error).message}); it was left untouched`;
-    // Not "delete it": it holds every profile (audit23); moved aside, nothing is lost.
-    const hint = `fix it by hand (it holds every profile's settings), or move it aside and start again: mv ${shellQuote(file)} ${shellQuote(`${file}.broken`)} && trigger config set-key`;
-    throw new ConfigError(message, { hint });
+    throw new ConfigError(`config file ${file} is not valid JSON (${jsonReason((error as Error).message, text)}); it was left untouched`, {
+      hint: byHand(file),
+    });
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new ConfigError(`config file ${file} does not hold a JSON object; it was left untouched`);
@@ -124,6 +135,9 @@ export async function updateConfig(file: string, update: (data: ConfigData) => C
       // Written whole (temporary file, fsync, rename) with mode 0600 even over an older file: it may hold the key.
       writeFileAtomic(file, `${JSON.stringify(next, undefined, '\t')}\n`, { mode: 0o600, forceMode: true });
     } catch (error) {
+      // JSON.stringify recurses: a file nested 10,000s deep (an unknown field's) is read, and cannot be written back (audit28).
+      if (error instanceof RangeError)
+        throw new ConfigError(`config file ${file} is nested too deeply to write back; it was left untouched`, { hint: byHand(file) });
       throw cannot('write', file, error);
     }
     return next;
