@@ -98,9 +98,10 @@ const PRINT_ONLY = new Set(['completion', 'status', 'config path', 'config get',
 export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
   const io = context.io ?? new Output();
   const env = context.env ?? cliEnvironment(process.env);
-  // The keys this run holds, masked from the first line: a usage error echoes a key in the wrong place before settings resolve (audit28).
+  // The keys this run holds (emulator's --key too), masked from the first line: usage errors echo a misplaced key before settings resolve.
   io.addSecret(env.TRIGGER_API_KEY);
-  for (const [i, word] of argv.entries()) io.addSecret(argv[i - 1] === '--api-key' ? word : /^--api-key=(.*)/s.exec(word)?.[1]);
+  for (const [i, word] of argv.entries())
+    io.addSecret(/^--(api-)?key$/.test(`${argv[i - 1]}`) ? word : /^--(api-)?key=(.*)/s.exec(word)?.[2]);
   // Until the options are parsed (a preAction hook takes the mode from them), a usage error can only be rendered from the words typed.
   const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };
   try {

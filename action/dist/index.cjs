@@ -46577,7 +46577,8 @@ async function main(argv = process.argv, context = {}) {
   const io = context.io ?? new Output();
   const env2 = context.env ?? cliEnvironment(process.env);
   io.addSecret(env2.TRIGGER_API_KEY);
-  for (const [i, word] of argv.entries()) io.addSecret(argv[i - 1] === "--api-key" ? word : /^--api-key=(.*)/s.exec(word)?.[1]);
+  for (const [i, word] of argv.entries())
+    io.addSecret(/^--(api-)?key$/.test(`${argv[i - 1]}`) ? word : /^--(api-)?key=(.*)/s.exec(word)?.[2]);
   const mode2 = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
     if (argv.length <= 2) argv = [...argv, "help"];

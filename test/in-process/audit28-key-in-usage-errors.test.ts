@@ -65,6 +65,7 @@ describe('a key the command line already holds, refused before the settings are 
     ['--api-key=K, then --timeout K', ['fire', 'purchase', 'alice', '--api-key=' + TEST_KEY, '--timeout', TEST_KEY], {}],
     ['--K as a flag', ['fire', 'purchase', 'alice', `--${TEST_KEY}`], { TRIGGER_API_KEY: TEST_KEY }],
     ['config get K', ['config', 'get', TEST_KEY], { TRIGGER_API_KEY: TEST_KEY }],
+    ["emulator's --key K, then --port K", ['emulator', '--key', TEST_KEY, '--port', TEST_KEY], {}],
     ['completion K', ['completion', TEST_KEY], { TRIGGER_API_KEY: TEST_KEY }],
     ['a longer key beside it', ['fire', 'purchase', 'alice', '--api-key', other, '--timeout', other], { TRIGGER_API_KEY: TEST_KEY }],
   ];
