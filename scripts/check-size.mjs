@@ -189,7 +189,10 @@ import { join } from 'node:path';
 // size28b took 53 out without a change in behaviour: comments said in fewer lines, one-line ones trailing their fields (runner, report,
 // journal, attempt, input, undici, keychain, eight // comments; -35), refuseToCarryOn's hint branch for a rest command, dead since
 // review27b F1 refuses such a journal first (-3), smaller code in client (serviceError's context), files, failed, input and shard (-15).
-const BUDGET = 11_992;
+// fix28c: every key the run holds masked from main()'s first line, an excerpt's cut in pieces, longer keys first (audit28 #1,
+// +6); the client's request id and onEvent's response masked (audit28 #6, +11); config.json's V8 excerpt and a file nested too
+// deeply to write back (audit28 #17, +14).
+const BUDGET = 12_023;
 const GOAL = 11_600;
 
 function lines(dir) {
