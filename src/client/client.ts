@@ -5,7 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { InterruptedError, UsageError, type AttemptInfo } from '../errors.js';
 import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
-import { gotType, prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
+import { gotType, isPrepared, prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
 import { parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
 import { Redactor } from '../output/redact.js';
@@ -156,7 +156,7 @@ export class TriggerClient {
 
   /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
   async fire(input: EventInput | PreparedEvent, options: FireOptions = {}): Promise<FireResult> {
-    const event = 'path' in Object(input) ? (input as PreparedEvent) : prepareEvent(input as EventInput, 'value');
+    const event = isPrepared(input) ? input : prepareEvent(input, 'value');
     if (!this.#dispatcher) await this.ready(); // loading undici is start-up, not the service's time
     const started = monotonicMs();
     // A small loop, the judging done in #judge: an await saves and restores all of a function's locals, measurably at batch rates.

@@ -33,6 +33,7 @@ export interface EventInput {
   value?: string | number | bigint | undefined;
 }
 
+/** An event from prepareEvent only: the client knows one by its PREPARED brand, as a caller's row may hold a `path` of its own. */
 export interface PreparedEvent {
   triggerId: string;
   userId: string;
@@ -154,9 +155,12 @@ export function prepareEvent(input: EventInput, label = '--value'): PreparedEven
   return eventOf(triggerId, userId, value === undefined ? undefined : valueFromInput(value, label));
 }
 
+const PREPARED = Symbol('prepared event');
+export const isPrepared = (input: unknown): input is PreparedEvent => (input as { [PREPARED]?: true } | null)?.[PREPARED] === true;
 /** The event for a value already parsed (a batch row's). */
 export function eventOf(triggerId: string, userId: string, value: EventValue | undefined): PreparedEvent {
-  return { triggerId, userId, value, path: eventPath(triggerId, userId), body: value === undefined ? '{}' : `{"value":${value.json}}` };
+  const body = value === undefined ? '{}' : `{"value":${value.json}}`;
+  return { triggerId, userId, value, path: eventPath(triggerId, userId), body, [PREPARED]: true } as PreparedEvent;
 }
 
 /**
