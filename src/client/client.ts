@@ -4,7 +4,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { InterruptedError, UsageError, type AttemptInfo } from '../errors.js';
-import { checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
+import { CHECKED, checkCleartext, normalizeApiKey, maskKey, parseBaseUrl, type BaseUrl } from '../settings/validate.js';
 import { gotType, isPrepared, prepareEvent, requestHeaders, type EventInput, type PreparedEvent } from './request.js';
 import { Attempt, Deadlines, SUCCESS_TEXT, type AttemptOutcome } from './attempt.js';
 import { parseJsonBody, requestIdOf, type AnswerHeaders } from './response.js';
@@ -114,16 +114,13 @@ export class TriggerClient {
 
   constructor(options: ClientOptions) {
     const { baseUrl: given, apiKey } = Object(options) as Partial<ClientOptions>; // the key's type only is named, never its text
-    const baseUrl = (given as unknown) instanceof URL ? String(given) : given; // a JavaScript caller's URL object (review24b: retried for ever)
     if (typeof apiKey !== 'string') throw new UsageError(`apiKey must be a string (the API key); got ${gotType(apiKey)}`);
-    if (typeof baseUrl !== 'string' && typeof baseUrl?.prefix !== 'string')
-      throw new UsageError(`baseUrl must be a URL such as https://api.example.com; got ${gotType(baseUrl)}`);
-    if (typeof baseUrl === 'string') {
-      this.baseUrl = parseBaseUrl(baseUrl, { allowHttp: options.allowHttp === true });
-      checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin, options.env), options.allowHttp === true);
-    } else {
-      this.baseUrl = baseUrl;
-    }
+    const b = Object(given) as BaseUrl; // one from resolveSettings is taken as it is: checked there, with the consent (--allow-http) it had
+    // A URL object (review24b: retried for ever), or a BaseUrl made by hand (audit28: the key sent in clear text), is checked as its text.
+    const url = (given as unknown) instanceof URL ? String(given) : typeof b.prefix === 'string' ? `${b.origin}${b.prefix}` : given;
+    if (typeof url !== 'string') throw new UsageError(`baseUrl must be a URL such as https://api.example.com; got ${gotType(url)}`);
+    this.baseUrl = CHECKED.has(b) ? b : parseBaseUrl(url, { allowHttp: options.allowHttp === true });
+    if (this.baseUrl !== b) checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin, options.env), options.allowHttp === true);
     this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? 'the client options');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1000;
     this.retries = options.retries ?? DEFAULT_RETRIES;

@@ -102,14 +102,15 @@ export function versionedBaseUrlWarning(baseUrl: BaseUrl, source?: string): stri
   return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without}, use that`;
 }
 
+export const CHECKED = new WeakSet<object>(); // base URLs parsed and let through here: a client takes resolveSettings' own as it is
 /**
  * The cleartext rule applied to where the key travels: an http:// base URL on loopback is fine, unless a proxy that is not on loopback
  * carries the request (the key would cross the network in clear to the proxy). `proxy` is the proxy in effect for the base URL, if any.
  */
 export function checkCleartext(baseUrl: BaseUrl, proxy: string | undefined, allowHttp: boolean): void {
-  if (baseUrl.secure || allowHttp || proxy === undefined) return;
+  if (baseUrl.secure || allowHttp || proxy === undefined) return void CHECKED.add(baseUrl);
   const proxyHost = URL.canParse(proxy) ? new URL(proxy).hostname : proxy;
-  if (isLoopbackHost(proxyHost)) return;
+  if (isLoopbackHost(proxyHost)) return void CHECKED.add(baseUrl);
   const message = `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`;
   throw new UsageError(message, { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` });
 }

@@ -5,6 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, fireEvent } from '../../src/client/client.js';
 import { prepareEvent } from '../../src/client/request.js';
+import { UsageError } from '../../src/errors.js';
+import { resolveSettings } from '../../src/settings/resolve.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 const KEY = 'tk_library_inputs_key_0001';
@@ -32,5 +34,34 @@ describe('an event object with more members than EventInput (a row from an analy
       await client.close();
     }
     expect(server.requests.map((r) => `${r.url} ${r.body}`)).toEqual(['/v1/triggers/p/users/u/events {"value":12345678901234567890}']);
+  });
+});
+
+describe('a BaseUrl object (an exported type) instead of a string', () => {
+  const fire = (baseUrl: unknown, more: object = {}) =>
+    fireEvent({ triggerId: 't', userId: 'u' }, { baseUrl: baseUrl as string, apiKey: KEY, retries: 0, timeoutMs: 300, ...more }).then(
+      () => new Error('sent and accepted'),
+      (e: unknown) => e as Error,
+    );
+
+  it('is checked as the string would be: plain http to a host that is not loopback is a UsageError, nothing sent', async () => {
+    // 192.0.2.1 is TEST-NET-1: nothing answers there. As a string, this base URL is refused before anything is sent.
+    const baseUrl = { origin: 'http://192.0.2.1:8080', prefix: '', href: 'http://192.0.2.1:8080', secure: true, loopback: true };
+    expect(await fire(baseUrl.origin)).toBeInstanceOf(UsageError);
+    const error = await fire(baseUrl);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/plain http/);
+    const malformed = await fire({ origin: 'http://h/x?y#', prefix: '/../../admin' });
+    expect([malformed.constructor.name, malformed.message]).toEqual(['UsageError', 'base URL must not contain a query string ("?...")']);
+  });
+
+  it("resolveSettings' own is taken as it was resolved: its path, and its --allow-http", async () => {
+    const [host, port] = [server.url.replace(/:\d+$/, ''), server.port];
+    const settings = resolveSettings({ env: { TRIGGER_API_KEY: KEY, TRIGGER_BASE_URL: `${host}:${port}/api/` }, config: { profiles: {} } });
+    await fire(settings.baseUrl);
+    expect(server.requests.map((r) => r.url)).toEqual(['/api/v1/triggers/t/users/u/events']);
+    const env = { TRIGGER_API_KEY: KEY, TRIGGER_BASE_URL: 'http://192.0.2.1:8080' };
+    const allowed = resolveSettings({ env, flags: { allowHttp: true }, config: { profiles: {} } });
+    expect((await fire(allowed.baseUrl, { env: {} })).constructor.name).toBe('NetworkError'); // sent (nothing answers there)
   });
 });
