@@ -114,7 +114,8 @@ export class TriggerClient {
 
   constructor(options: ClientOptions) {
     const { baseUrl: given, apiKey } = Object(options) as Partial<ClientOptions>; // the key's type only is named, never its text
-    if (typeof apiKey !== 'string') throw new UsageError(`apiKey must be a string (the API key); got ${gotType(apiKey)}`);
+    const store = apiKey === undefined ? ' (resolveSettings has no key kept in the OS credential store: use loadSettings)' : '';
+    if (typeof apiKey !== 'string') throw new UsageError(`apiKey must be a string (the API key); got ${gotType(apiKey)}${store}`);
     const b = Object(given) as BaseUrl; // one from resolveSettings is taken as it is: checked there, with the consent (--allow-http) it had
     // A URL object (review24b: retried for ever), or a BaseUrl made by hand (audit28: the key sent in clear text), is checked as its text.
     const url = (given as unknown) instanceof URL ? String(given) : typeof b.prefix === 'string' ? `${b.origin}${b.prefix}` : given;

@@ -70,7 +70,9 @@ export const activeProfile = (flags: SettingsFlags, env: NodeJS.ProcessEnv): str
 
 const STORED = '\u0000keychain'; // Marks a key that is in the credential store (read by resolveWorld).
 
-/** resolveSettings, then the key from the OS credential store when the profile keeps it there. */
+/** resolveSettings, then the key from the OS credential store when the profile keeps it there: a key is there unless `requireKey: false`. */
+export function loadSettings(options?: ResolveOptions & { requireKey?: true }): Promise<Settings & { apiKey: string }>;
+export function loadSettings(options?: ResolveOptions): Promise<Settings>;
 export async function loadSettings(options: ResolveOptions = {}): Promise<Settings> {
   return (await resolveCommand({ ...options, catalog: false })).settings;
 }

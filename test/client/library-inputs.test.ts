@@ -65,3 +65,15 @@ describe('a BaseUrl object (an exported type) instead of a string', () => {
     expect((await fire(allowed.baseUrl, { env: {} })).constructor.name).toBe('NetworkError'); // sent (nothing answers there)
   });
 });
+
+describe('settings from resolveSettings where the key is in the OS credential store (apiKey undefined)', () => {
+  it('say to call loadSettings, which reads the store', async () => {
+    const error = await fireEvent({ triggerId: 't', userId: 'u' }, { baseUrl: server.url, apiKey: undefined as unknown as string }).then(
+      () => new Error('sent'),
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/^apiKey must be a string \(the API key\); got undefined \(.*use loadSettings\)$/);
+    expect(server.requests).toHaveLength(0);
+  });
+});
