@@ -8,6 +8,7 @@ import { NetworkError, ServiceError, UsageError } from '../../src/errors.js';
 import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 
 const KEY = 'tk_client_test_key_0001';
+const STORE = ' (resolveSettings has no key kept in the OS credential store: use loadSettings)';
 let server: TestServer;
 
 beforeEach(async () => {
@@ -266,10 +267,10 @@ describe('typed failures', () => {
   });
 
   it.each([
-    ['apiKey missing', { baseUrl: 'http://127.0.0.1:9' }, 'apiKey must be a string (the API key); got undefined'],
+    ['apiKey missing', { baseUrl: 'http://127.0.0.1:9' }, 'apiKey must be a string (the API key); got undefined' + STORE],
     ['apiKey a number', { baseUrl: 'http://127.0.0.1:9', apiKey: 12345678901234 }, 'apiKey must be a string (the API key); got a number'],
     ['baseUrl missing', { apiKey: KEY }, 'baseUrl must be a URL such as https://api.example.com; got undefined'],
-    ['no options at all', undefined, 'apiKey must be a string (the API key); got undefined'],
+    ['no options at all', undefined, 'apiKey must be a string (the API key); got undefined' + STORE],
   ])('%s: a UsageError that names it, not a TypeError', async (_label, given, message) => {
     const error = await fireEvent({ triggerId: 'p', userId: 'u' }, given as Parameters<typeof fireEvent>[1]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
