@@ -144,8 +144,9 @@ export class NetworkError extends AttemptError {
 export class InterruptedError extends AttemptError {
   readonly notSent: boolean;
 
-  constructor(message: string, details: AttemptInfo & { notSent?: boolean }) {
-    super('interrupted', message, { ...details, requestId: undefined, recorded: details.notSent === true ? 'no' : 'unknown' });
+  constructor(message: string, details: AttemptInfo & { notSent?: boolean; cause?: unknown }) {
+    const recorded = details.notSent === true ? 'no' : 'unknown'; // the cause: the signal's reason (an AbortSignal.timeout's TimeoutError)
+    super('interrupted', message, { ...details, requestId: undefined, recorded }, { cause: details.cause });
     this.notSent = details.notSent === true;
   }
 }

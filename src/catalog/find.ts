@@ -15,7 +15,7 @@ export interface FoundCatalog {
 export interface FindCatalogOptions {
   /** The folder to start from (the command's working folder). */
   cwd: string;
-  env: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined; // default process.env
   /** --catalog <file> (a string), --no-catalog (false), or neither (undefined). */
   flag?: string | boolean | undefined;
 }
@@ -24,7 +24,7 @@ export interface FindCatalogOptions {
  * The catalog file in effect, or undefined when there is none (or --no-catalog). A file named by
  * the flag or the environment is returned whether or not it exists: loading it says what is wrong.
  */
-export function findCatalog({ cwd, env, flag }: FindCatalogOptions): FoundCatalog | undefined {
+export function findCatalog({ cwd, env = process.env, flag }: FindCatalogOptions): FoundCatalog | undefined {
   if (flag === false) return undefined;
   if (typeof flag === 'string' && flag !== '') return { path: path.resolve(cwd, flag), source: 'flag' };
   if (env.TRIGGER_CATALOG) return { path: path.resolve(cwd, env.TRIGGER_CATALOG), source: 'env' };

@@ -129,6 +129,9 @@ export class TriggerClient {
     if (!(typeof t === 'number' && t > 0 && t <= 86_400_000))
       throw new UsageError('timeoutMs must be a number over 0 and up to 86400000 (a day)');
     if (!Number.isInteger(this.retries) || this.retries < 0) throw new UsageError(`retries must be a whole number, 0 or more`);
+    const { connections = 1, traceparent = '' } = options; // undici's own error for a bad count, or no limit for 0 (audit28)
+    if (!Number.isInteger(connections) || connections < 1) throw new UsageError('connections must be a whole number, 1 or more');
+    if (/[^\t\x20-\x7e]/.test(traceparent)) throw new UsageError('traceparent must be printable ASCII (a W3C traceparent), one line');
     this.#options = options;
     this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();
   }
@@ -184,7 +187,7 @@ export class TriggerClient {
         const message = notRecorded
           ? 'interrupted before the event was sent; it was not recorded'
           : 'interrupted before the service answered; the event may or may not have been recorded';
-        throw new InterruptedError(message, { ...info, notSent: notRecorded });
+        throw new InterruptedError(message, { ...info, notSent: notRecorded, cause: options.signal?.reason });
       }
       const { baseUrlSource } = this.#options;
       const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource, began: outcome.status };
@@ -247,7 +250,8 @@ export class TriggerClient {
   /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
   async #wait(attempt: number, delayMs: number, reason: string, options: FireOptions, info: AttemptInfo) {
     const { signal, stopRetries } = options;
-    const notSent = () => new InterruptedError('stopped while waiting to retry; the event was not recorded', { ...info, notSent: true });
+    const notSent = () =>
+      new InterruptedError('stopped while waiting to retry; the event was not recorded', { ...info, notSent: true, cause: signal?.reason });
     if (signal?.aborted || stopRetries?.aborted) throw notSent();
     this.#options.onEvent?.({ type: 'retry', attempt, delayMs, reason });
     const signals = [signal, stopRetries].filter((s) => s !== undefined);

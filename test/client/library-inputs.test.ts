@@ -2,7 +2,11 @@
  * What a Node program hands the library's client, checked as the CLI checks its flags (audit28, findings 4, 5, 7-9, 11-12): against a
  * real node:http server on 127.0.0.1.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findCatalog } from '../../src/catalog/find.js';
 import { createClient, fireEvent } from '../../src/client/client.js';
 import { prepareEvent } from '../../src/client/request.js';
 import { UsageError } from '../../src/errors.js';
@@ -75,5 +79,61 @@ describe('settings from resolveSettings where the key is in the OS credential st
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(/^apiKey must be a string \(the API key\); got undefined \(.*use loadSettings\)$/);
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('options checked as timeoutMs and retries are', () => {
+  it('connections: a value that is no count of connections is a UsageError, not a raw undici error or unlimited connections', async () => {
+    const errors: string[] = [];
+    for (const connections of [-1, Number.NaN, '8' as unknown as number, 0, 1.5]) {
+      const error = await fireEvent({ triggerId: 't', userId: 'u' }, { baseUrl: server.url, apiKey: KEY, connections }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      errors.push(error instanceof UsageError ? error.message : `${String(connections)}: ${error ? error.constructor.name : 'sent'}`);
+    }
+    expect(new Set(errors)).toEqual(new Set(['connections must be a whole number, 1 or more']));
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a traceparent that is no header value is a UsageError at once, not a time-out blamed on the service', async () => {
+    const options = { baseUrl: server.url, apiKey: KEY, retries: 1, timeoutMs: 1_000, traceparent: '00-x\r\nX-Injected: 1' };
+    const error = await fireEvent({ triggerId: 't', userId: 'u' }, options).catch((e: unknown) => e as Error);
+    expect(server.requests).toHaveLength(0);
+    expect(error).toBeInstanceOf(UsageError);
+  });
+});
+
+describe('an interrupted event', () => {
+  it("keeps the signal's reason as its cause", async () => {
+    server.handle(() => undefined); // never answers
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    const fired = fireEvent({ triggerId: 't', userId: 'u' }, { baseUrl: server.url, apiKey: KEY, signal: controller.signal });
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(reason);
+    const error = await fired.then(
+      () => new Error('sent'),
+      (e: unknown) => e as Error,
+    );
+    expect([error.constructor.name, error.cause]).toEqual(['InterruptedError', reason]);
+  });
+});
+
+describe('findCatalog', () => {
+  it('takes process.env when given no env, as the other library functions do', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'library-inputs-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'triggers.json'), '{"triggers":{}}\n');
+      const saved = process.env.TRIGGER_CATALOG;
+      delete process.env.TRIGGER_CATALOG;
+      try {
+        expect(findCatalog({ cwd: dir })).toEqual({ path: path.join(dir, 'triggers.json'), source: 'found' });
+      } finally {
+        if (saved !== undefined) process.env.TRIGGER_CATALOG = saved;
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
