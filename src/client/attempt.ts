@@ -47,7 +47,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
   readonly #deadlines: Deadlines;
   readonly #started: number;
   readonly #timeoutMs: number;
-  readonly #signal: AbortSignal | undefined;
+  readonly signal: AbortSignal | undefined; // heard by the client's one listener on it (TriggerClient.#wake), not one an attempt
   readonly #proxy: ProxyChoice | undefined; // The proxy the request goes through, if any: a failure there is named as the proxy's.
   #resolve!: (outcome: AttemptOutcome) => void;
   #controller: Dispatcher.DispatchController | undefined;
@@ -72,25 +72,18 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.#started = started;
     this.#timeoutMs = timeoutMs;
     this.deadline = this.#started + timeoutMs;
-    this.#signal = signal;
+    this.signal = signal;
     this.#proxy = proxy;
     this.#deadlines = deadlines;
     this.promise = new Promise((resolve) => (this.#resolve = resolve));
     deadlines.add(this);
     if (signal?.aborted) this.interrupt();
-    else signal?.addEventListener('abort', this, { once: true });
-  }
-
-  /** The abort listener (an object listener, so no closure is made per attempt). */
-  handleEvent(): void {
-    this.interrupt();
   }
 
   #finish(outcome: AttemptOutcome): void {
     if (this.done) return;
     this.done = true;
     this.#deadlines.remove(this);
-    this.#signal?.removeEventListener('abort', this);
     this.#dropDecoder();
     this.#resolve(outcome);
   }

@@ -102,13 +102,22 @@ export class TriggerClient {
   /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
   readonly #waits = new Map<() => void, AbortSignal[]>();
   /**
-   * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's lanes share one stop signal, and a
-   * 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it (Node warns from 11: MaxListenersExceededWarning,
-   * even with --quiet). EventTarget adds a listener once however often it is added; it is taken off with the last wait.
+   * Ends the attempts and waits whose signal was aborted: the one listener on every signal they are on. A batch's lanes share one stop
+   * signal, and a 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it (Node warns from 11:
+   * MaxListenersExceededWarning, even with --quiet); a program's shutdown signal is shared by its events' attempts (audit28).
    */
   readonly #wake = () => {
+    for (const attempt of this.#deadlines.all()) if (attempt.signal?.aborted) attempt.interrupt();
     for (const [stop, signals] of this.#waits) if (signals.some((s) => s.aborted)) stop();
   };
+  readonly #listening = new Map<AbortSignal, number>(); // The attempts and waits each signal's #wake serves: added with the first, off with the last.
+  #listen(signal: AbortSignal, by: 1 | -1): void {
+    const count = (this.#listening.get(signal) ?? 0) + by;
+    if (count === 1 && by === 1) signal.addEventListener('abort', this.#wake);
+    if (count === 0) signal.removeEventListener('abort', this.#wake);
+    if (count === 0) this.#listening.delete(signal);
+    else this.#listening.set(signal, count);
+  }
   readonly #headerList: string[]; // The same headers for every request, names and values in turn, as undici takes them with the least work.
   #mask: Redactor | undefined; // Masks the key in server text; made when an answer first needs it.
 
@@ -259,13 +268,13 @@ export class TriggerClient {
       const end = (value: boolean) => {
         clearTimeout(timer);
         this.#waits.delete(stop);
-        for (const s of signals) if (![...this.#waits.values()].some((on) => on.includes(s))) s.removeEventListener('abort', this.#wake);
+        for (const s of signals) this.#listen(s, -1);
         resolve(value);
       };
       const stop = () => end(true);
       const timer = setTimeout(() => end(false), delayMs);
       this.#waits.set(stop, signals);
-      for (const s of signals) s.addEventListener('abort', this.#wake);
+      for (const s of signals) this.#listen(s, 1);
     });
     if (interrupted) throw notSent();
   }
@@ -290,7 +299,9 @@ export class TriggerClient {
     const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
     const request: Dispatcher.DispatchOptions = { origin, path, method: 'POST', headers: this.#headerList, body: event.body };
     if (!current.done) dispatcher.dispatch(request, current);
-    return current.promise;
+    if (!signal || current.done) return current.promise;
+    this.#listen(signal, 1);
+    return current.promise.finally(() => this.#listen(signal, -1));
   }
 
   /** Closes kept-alive connections; requests in flight finish first. */

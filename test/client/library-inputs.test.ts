@@ -2,6 +2,7 @@
  * What a Node program hands the library's client, checked as the CLI checks its flags (audit28, findings 4, 5, 7-9, 11-12): against a
  * real node:http server on 127.0.0.1.
  */
+import { getEventListeners } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -101,6 +102,43 @@ describe('options checked as timeoutMs and retries are', () => {
     const error = await fireEvent({ triggerId: 't', userId: 'u' }, options).catch((e: unknown) => e as Error);
     expect(server.requests).toHaveLength(0);
     expect(error).toBeInstanceOf(UsageError);
+  });
+});
+
+describe('one AbortSignal for many events at once (a program-wide shutdown signal)', () => {
+  it('prints no MaxListenersExceededWarning, and holds no listener once they end', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const client = createClient({ baseUrl: server.url, apiKey: KEY, connections: 4 });
+    const shutdown = new AbortController();
+    try {
+      const events = Array.from({ length: 20 }, (_, i) => client.fire({ triggerId: 't', userId: `u${i}` }, { signal: shutdown.signal }));
+      await Promise.all(events);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning);
+      await client.close();
+    }
+    expect(server.requests).toHaveLength(20);
+    expect(warnings).toEqual([]);
+    expect(getEventListeners(shutdown.signal, 'abort')).toEqual([]);
+  });
+
+  it('still interrupts every event in flight', async () => {
+    server.handle(() => undefined); // never answers
+    const client = createClient({ baseUrl: server.url, apiKey: KEY, connections: 20 });
+    const shutdown = new AbortController();
+    try {
+      const events = Array.from({ length: 15 }, (_, i) =>
+        client.fire({ triggerId: 't', userId: `u${i}` }, { signal: shutdown.signal }).catch((e: unknown) => (e as Error).constructor.name),
+      );
+      while (server.requests.length < 15) await new Promise((resolve) => setTimeout(resolve, 5));
+      shutdown.abort();
+      expect(new Set(await Promise.all(events))).toEqual(new Set(['InterruptedError']));
+    } finally {
+      await client.destroy();
+    }
   });
 });
 
