@@ -143,7 +143,8 @@ var init_errors = __esm({
     InterruptedError = class extends AttemptError {
       notSent;
       constructor(message, details) {
-        super("interrupted", message, { ...details, requestId: void 0, recorded: details.notSent === true ? "no" : "unknown" });
+        const recorded = details.notSent === true ? "no" : "unknown";
+        super("interrupted", message, { ...details, requestId: void 0, recorded }, { cause: details.cause });
         this.notSent = details.notSent === true;
       }
     };
@@ -233,9 +234,9 @@ function versionedBaseUrlWarning(baseUrl, source) {
   return `warning: the base URL ${baseUrl.href}${from} ends in /v1, and trigger adds /v1 itself, so requests go to ${baseUrl.href}/v1/triggers/...; if the service is at ${without2}, use that`;
 }
 function checkCleartext(baseUrl, proxy, allowHttp) {
-  if (baseUrl.secure || allowHttp || proxy === void 0) return;
+  if (baseUrl.secure || allowHttp || proxy === void 0) return void CHECKED.add(baseUrl);
   const proxyHost = URL.canParse(proxy) ? new URL(proxy).hostname : proxy;
-  if (isLoopbackHost(proxyHost)) return;
+  if (isLoopbackHost(proxyHost)) return void CHECKED.add(baseUrl);
   const message = `base URL ${baseUrl.origin} is plain http and goes through the proxy ${proxyHost} (HTTP_PROXY), so the API key would cross the network in clear text`;
   throw new UsageError(message, { hint: `use https, add the host to NO_PROXY, or pass --allow-http if you must` });
 }
@@ -249,7 +250,7 @@ function cliEnvironment(env2 = process.env) {
   delete env2.NODE_TLS_REJECT_UNAUTHORIZED;
   return copy;
 }
-var MIN_KEY_LENGTH, maskKey, LOOPBACK, isLoopbackHost;
+var MIN_KEY_LENGTH, maskKey, LOOPBACK, isLoopbackHost, CHECKED;
 var init_validate = __esm({
   "src/settings/validate.ts"() {
     "use strict";
@@ -259,6 +260,7 @@ var init_validate = __esm({
     maskKey = (key) => `\u2022\u2022\u2022\u2022${key.length > 8 ? key.slice(-4) : ""}`;
     LOOPBACK = /^(localhost|::1|(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::ffff:7f[\da-f]{2}:[\da-f]{1,4})$/;
     isLoopbackHost = (hostname) => LOOPBACK.test(hostname.toLowerCase().replace(/^\[|\]$/g, ""));
+    CHECKED = /* @__PURE__ */ new WeakSet();
   }
 });
 
@@ -5421,7 +5423,8 @@ function prepareEvent(input2, label = "--value") {
   return eventOf(triggerId, userId, value === void 0 ? void 0 : valueFromInput(value, label));
 }
 function eventOf(triggerId, userId, value) {
-  return { triggerId, userId, value, path: eventPath(triggerId, userId), body: value === void 0 ? "{}" : `{"value":${value.json}}` };
+  const body = value === void 0 ? "{}" : `{"value":${value.json}}`;
+  return { triggerId, userId, value, path: eventPath(triggerId, userId), body, [PREPARED]: true };
 }
 function parseTraceparent(value) {
   const text = value?.trim().toLowerCase();
@@ -5430,7 +5433,7 @@ function parseTraceparent(value) {
   if (match[1] === "00" && match[5] !== void 0) return void 0;
   return text;
 }
-var USER_AGENT, DECIMAL2, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT, eventPath, gotType;
+var USER_AGENT, DECIMAL2, PLAIN_JSON_NUMBER, NUMBER_AT, SAFE_SEGMENT, eventPath, gotType, PREPARED, isPrepared;
 var init_request = __esm({
   "src/client/request.ts"() {
     "use strict";
@@ -5444,6 +5447,8 @@ var init_request = __esm({
     SAFE_SEGMENT = /^(?!\.+$)[A-Za-z0-9_.~-]+$/;
     eventPath = (triggerId, userId) => `/v1/triggers/${encodeSegment(triggerId, "triggerId")}/users/${encodeSegment(userId, "userId")}/events`;
     gotType = (v) => v == null ? String(v) : `${typeof v === "object" ? "an" : "a"} ${typeof v}`;
+    PREPARED = /* @__PURE__ */ Symbol("prepared event");
+    isPrepared = (input2) => input2?.[PREPARED] === true;
   }
 });
 
@@ -5523,7 +5528,8 @@ var init_attempt = __esm({
       #deadlines;
       #started;
       #timeoutMs;
-      #signal;
+      signal;
+      // heard by the client's one listener on it (TriggerClient.#wake), not one an attempt
       #proxy;
       // The proxy the request goes through, if any: a failure there is named as the proxy's.
       #resolve;
@@ -5554,23 +5560,17 @@ var init_attempt = __esm({
         this.#started = started;
         this.#timeoutMs = timeoutMs;
         this.deadline = this.#started + timeoutMs;
-        this.#signal = signal;
+        this.signal = signal;
         this.#proxy = proxy;
         this.#deadlines = deadlines;
         this.promise = new Promise((resolve2) => this.#resolve = resolve2);
         deadlines.add(this);
         if (signal?.aborted) this.interrupt();
-        else signal?.addEventListener("abort", this, { once: true });
-      }
-      /** The abort listener (an object listener, so no closure is made per attempt). */
-      handleEvent() {
-        this.interrupt();
       }
       #finish(outcome) {
         if (this.done) return;
         this.done = true;
         this.#deadlines.remove(this);
-        this.#signal?.removeEventListener("abort", this);
         this.#dropDecoder();
         this.#resolve(outcome);
       }
@@ -32469,29 +32469,36 @@ var init_client = __esm({
       /** The waits before a retry, each by its interrupt, with the signals that end it (see abortAll). */
       #waits = /* @__PURE__ */ new Map();
       /**
-       * Ends the waits whose signal was aborted: the one listener on every signal a wait is on. A batch's lanes share one stop signal, and a
-       * 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it (Node warns from 11: MaxListenersExceededWarning,
-       * even with --quiet). EventTarget adds a listener once however often it is added; it is taken off with the last wait.
+       * Ends the attempts and waits whose signal was aborted: the one listener on every signal they are on. A batch's lanes share one stop
+       * signal, and a 429/503 storm under --concurrency 64 had 64 waits each adding its own listener to it (Node warns from 11:
+       * MaxListenersExceededWarning, even with --quiet); a program's shutdown signal is shared by its events' attempts (audit28).
        */
       #wake = () => {
+        for (const attempt of this.#deadlines.all()) if (attempt.signal?.aborted) attempt.interrupt();
         for (const [stop, signals2] of this.#waits) if (signals2.some((s) => s.aborted)) stop();
       };
+      #listening = /* @__PURE__ */ new Map();
+      // The attempts and waits each signal's #wake serves: added with the first, off with the last.
+      #listen(signal, by) {
+        const count2 = (this.#listening.get(signal) ?? 0) + by;
+        if (count2 === 1 && by === 1) signal.addEventListener("abort", this.#wake);
+        if (count2 === 0) signal.removeEventListener("abort", this.#wake);
+        if (count2 === 0) this.#listening.delete(signal);
+        else this.#listening.set(signal, count2);
+      }
       #headerList;
       // The same headers for every request, names and values in turn, as undici takes them with the least work.
       #mask;
       // Masks the key in server text; made when an answer first needs it.
       constructor(options) {
         const { baseUrl: given, apiKey } = Object(options);
-        const baseUrl = given instanceof URL ? String(given) : given;
-        if (typeof apiKey !== "string") throw new UsageError(`apiKey must be a string (the API key); got ${gotType(apiKey)}`);
-        if (typeof baseUrl !== "string" && typeof baseUrl?.prefix !== "string")
-          throw new UsageError(`baseUrl must be a URL such as https://api.example.com; got ${gotType(baseUrl)}`);
-        if (typeof baseUrl === "string") {
-          this.baseUrl = parseBaseUrl(baseUrl, { allowHttp: options.allowHttp === true });
-          checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin, options.env), options.allowHttp === true);
-        } else {
-          this.baseUrl = baseUrl;
-        }
+        const store = apiKey === void 0 ? " (resolveSettings has no key kept in the OS credential store: use loadSettings)" : "";
+        if (typeof apiKey !== "string") throw new UsageError(`apiKey must be a string (the API key); got ${gotType(apiKey)}${store}`);
+        const b = Object(given);
+        const url = given instanceof URL ? String(given) : typeof b.prefix === "string" ? `${b.origin}${b.prefix}` : given;
+        if (typeof url !== "string") throw new UsageError(`baseUrl must be a URL such as https://api.example.com; got ${gotType(url)}`);
+        this.baseUrl = CHECKED.has(b) ? b : parseBaseUrl(url, { allowHttp: options.allowHttp === true });
+        if (this.baseUrl !== b) checkCleartext(this.baseUrl, proxyFor(this.baseUrl.origin, options.env), options.allowHttp === true);
         this.#apiKey = normalizeApiKey(options.apiKey, options.keySource ?? "the client options");
         this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_SECONDS * 1e3;
         this.retries = options.retries ?? DEFAULT_RETRIES;
@@ -32499,6 +32506,9 @@ var init_client = __esm({
         if (!(typeof t === "number" && t > 0 && t <= 864e5))
           throw new UsageError("timeoutMs must be a number over 0 and up to 86400000 (a day)");
         if (!Number.isInteger(this.retries) || this.retries < 0) throw new UsageError(`retries must be a whole number, 0 or more`);
+        const { connections = 1, traceparent = "" } = options;
+        if (!Number.isInteger(connections) || connections < 1) throw new UsageError("connections must be a whole number, 1 or more");
+        if (/[^\t\x20-\x7e]/.test(traceparent)) throw new UsageError("traceparent must be printable ASCII (a W3C traceparent), one line");
         this.#options = options;
         this.#headerList = Object.entries(requestHeaders(this.#apiKey, options.traceparent)).flat();
       }
@@ -32523,7 +32533,7 @@ var init_client = __esm({
       }
       /** Sends one event. Resolves on success; throws ServiceError, NetworkError, InterruptedError or UsageError. */
       async fire(input2, options = {}) {
-        const event = "path" in Object(input2) ? input2 : prepareEvent(input2, "value");
+        const event = isPrepared(input2) ? input2 : prepareEvent(input2, "value");
         if (!this.#dispatcher) await this.ready();
         const started = monotonicMs();
         for (let attempt = 1; ; attempt++) {
@@ -32549,7 +32559,7 @@ var init_client = __esm({
           const notRecorded = !outcome.sent || isConnectionNotMade(outcome.error) || isTlsAlert(outcome.error);
           if (outcome.interrupted) {
             const message = notRecorded ? "interrupted before the event was sent; it was not recorded" : "interrupted before the service answered; the event may or may not have been recorded";
-            throw new InterruptedError(message, { ...info2, notSent: notRecorded });
+            throw new InterruptedError(message, { ...info2, notSent: notRecorded, cause: options.signal?.reason });
           }
           const { baseUrlSource } = this.#options;
           const connection = { where: this.baseUrl.origin, timeoutMs: this.timeoutMs, baseUrlSource, began: outcome.status };
@@ -32604,7 +32614,7 @@ var init_client = __esm({
       /** Waits before a retry; an interrupt or a stop ends the wait (the event was not recorded). */
       async #wait(attempt, delayMs, reason2, options, info2) {
         const { signal, stopRetries } = options;
-        const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true });
+        const notSent = () => new InterruptedError("stopped while waiting to retry; the event was not recorded", { ...info2, notSent: true, cause: signal?.reason });
         if (signal?.aborted || stopRetries?.aborted) throw notSent();
         this.#options.onEvent?.({ type: "retry", attempt, delayMs, reason: reason2 });
         const signals2 = [signal, stopRetries].filter((s) => s !== void 0);
@@ -32612,13 +32622,13 @@ var init_client = __esm({
           const end = (value) => {
             clearTimeout(timer);
             this.#waits.delete(stop);
-            for (const s of signals2) if (![...this.#waits.values()].some((on) => on.includes(s))) s.removeEventListener("abort", this.#wake);
+            for (const s of signals2) this.#listen(s, -1);
             resolve2(value);
           };
           const stop = () => end(true);
           const timer = setTimeout(() => end(false), delayMs);
           this.#waits.set(stop, signals2);
-          for (const s of signals2) s.addEventListener("abort", this.#wake);
+          for (const s of signals2) this.#listen(s, 1);
         });
         if (interrupted) throw notSent();
       }
@@ -32641,7 +32651,9 @@ var init_client = __esm({
         const current = new Attempt(this.timeoutMs, this.#deadlines, signal, started, this.#proxy);
         const request = { origin, path: path18, method: "POST", headers: this.#headerList, body: event.body };
         if (!current.done) dispatcher.dispatch(request, current);
-        return current.promise;
+        if (!signal || current.done) return current.promise;
+        this.#listen(signal, 1);
+        return current.promise.finally(() => this.#listen(signal, -1));
       }
       /** Closes kept-alive connections; requests in flight finish first. */
       async close() {
@@ -36420,7 +36432,7 @@ var init_keychain = __esm({
 });
 
 // src/catalog/find.ts
-function findCatalog({ cwd, env: env2, flag }) {
+function findCatalog({ cwd, env: env2 = process.env, flag }) {
   if (flag === false) return void 0;
   if (typeof flag === "string" && flag !== "") return { path: import_node_path5.default.resolve(cwd, flag), source: "flag" };
   if (env2.TRIGGER_CATALOG) return { path: import_node_path5.default.resolve(cwd, env2.TRIGGER_CATALOG), source: "env" };
