@@ -2,7 +2,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 // The fast tests that replace a module (vi.mock): each runs in a module graph of its own.
-const MOCKING = ['test/unit/emulator-key.test.ts', 'test/unit/keychain-timeout.test.ts', 'test/commands/batch-shard-pace.test.ts'];
+const MOCKING = [
+  'test/unit/emulator-key.test.ts',
+  'test/unit/keychain-timeout.test.ts',
+  'test/unit/catalog-near.test.ts',
+  'test/commands/batch-shard-pace.test.ts',
+];
 
 /**
  * The files that take longest (seconds each: the mean of Node 20, 22 and 24 in the quiet .ci/run of 56dd4cc on a 2-core

@@ -6,6 +6,7 @@
 import { quotedExcerpt } from '../output/excerpt.js';
 import { printable } from '../output/render.js';
 import { compareDecimal } from './decimal.js';
+import { editDistance } from './distance.js';
 import { idIn, type Catalog, type TriggerEntry } from './load.js';
 
 export interface KnownTrigger {
@@ -27,26 +28,13 @@ export interface UnknownTrigger {
 
 export type Resolution = { ok: true; trigger: KnownTrigger } | UnknownTrigger;
 
-/** Optimal string alignment distance (Levenshtein with transpositions), as git and commander suggest. */
-export function editDistance(a: string, b: string): number {
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) rows.push([i]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
+const MAX_MISSES = 1000; // Unknown names with none near after which a run stops looking (as a batch whose trigger column holds user ids).
 
 export class TriggerResolver {
   private readonly seen = new Map<string, Resolution>(); // Names looked up so far: a batch asks for the same few again and again.
-  /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
-  private ids: Map<string, string> | undefined;
+  /** The profile's own ids (where not the key) to the key, other profiles' ids to key and profile; made on the first name not a key. */
+  private ids: { own: Map<string, string>; others: Map<string, [string, string]> } | undefined;
+  private misses = 0; // Distinct unknown names with none near.
 
   constructor(
     readonly catalog: Catalog,
@@ -65,44 +53,48 @@ export class TriggerResolver {
   resolve(given: string): Resolution {
     let resolution = this.seen.get(given);
     if (resolution) return resolution;
-    const key = Object.hasOwn(this.catalog.data.triggers, given) ? given : this.ownIds().get(given);
+    const key = Object.hasOwn(this.catalog.data.triggers, given) ? given : this.idMaps().own.get(given);
     resolution = key === undefined ? this.explainUnknown(given) : { ok: true, trigger: this.trigger(key) };
-    this.seen.set(given, resolution);
+    // Past MAX_MISSES a name with none near is not kept: not looked for, it costs little again, and user ids would be kept one a row.
+    if (resolution.ok || this.misses <= MAX_MISSES) this.seen.set(given, resolution);
     return resolution;
   }
 
-  private ownIds(): Map<string, string> {
+  private idMaps(): NonNullable<TriggerResolver['ids']> {
     if (this.ids) return this.ids;
-    const triggers = this.catalog.data.triggers;
-    this.ids = new Map();
-    for (const key of Object.keys(triggers)) {
-      const id = idIn(key, triggers[key]!, this.profile);
-      if (id !== key) this.ids.set(id, key);
+    const ids = { own: new Map<string, string>(), others: new Map<string, [string, string]>() };
+    for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
+      const id = idIn(key, entry, this.profile);
+      if (id !== key) ids.own.set(id, key);
+      for (const [profile, other] of Object.entries(entry.ids ?? {}))
+        if (profile !== this.profile && !ids.others.has(other)) ids.others.set(other, [key, profile]);
     }
-    return this.ids;
+    return (this.ids = ids);
   }
 
   private explainUnknown(given: string): UnknownTrigger {
     const where = `the catalog ${printable(this.catalog.path)}`;
     const quoted = printable(quotedExcerpt(given));
-    let best: { key: string; name: string; distance: number } | undefined;
-    for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
-      // A name that is another profile's id for a trigger (a staging id used against production) is that trigger.
-      for (const [profile, id] of Object.entries(entry.ids ?? {})) {
-        if (id === given && profile !== this.profile) {
-          const suggestion = this.trigger(key).id;
-          const message = `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where}); did you mean ${printable(suggestion)}?`;
-          return { ok: false, message, suggestion };
-        }
-      }
-      // Else the nearest key or id, as the active profile's id of the trigger it belongs to.
+    // A name that is another profile's id for a trigger (a staging id used against production) is that trigger.
+    const [key, profile] = this.idMaps().others.get(given) ?? [];
+    if (key !== undefined) {
+      const suggestion = this.trigger(key).id;
+      const message = `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile!)}, not in profile ${printable(this.profile)} (${where}); did you mean ${printable(suggestion)}?`;
+      return { ok: false, message, suggestion };
+    }
+    // Else the nearest key or id within a third of the longer's length (the first on a tie), as the active profile's id of its trigger:
+    // each distance worked out only as far as that third or the nearest so far, until MAX_MISSES names had none (audit28 #10).
+    const lower = given.toLowerCase();
+    let best: { key: string; distance: number } | undefined;
+    for (const [key, entry] of this.misses < MAX_MISSES ? Object.entries(this.catalog.data.triggers) : []) {
       for (const name of [key, ...Object.values(entry.ids ?? {})]) {
-        const distance = editDistance(given.toLowerCase(), name.toLowerCase());
-        if (!best || distance < best.distance) best = { key, name, distance };
+        const near = Math.max(1, Math.floor(Math.max(given.length, name.length) * 0.34));
+        const distance = editDistance(lower, name.toLowerCase(), Math.min(near, (best?.distance ?? Infinity) - 1));
+        if (distance <= near && (!best || distance < best.distance)) best = { key, distance };
       }
     }
-    const near = best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34));
-    const suggestion = near ? this.trigger(best!.key).id : undefined;
+    if (!best) this.misses++;
+    const suggestion = best && this.trigger(best.key).id;
     const message = `trigger ${quoted} is not in ${where}${suggestion ? `; did you mean ${printable(suggestion)}?` : ''}`;
     return { ok: false, message, suggestion };
   }

@@ -7,9 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareDecimal } from '../../src/catalog/decimal.js';
+import { editDistance } from '../../src/catalog/distance.js';
 import { findCatalog } from '../../src/catalog/find.js';
 import { loadCatalog, parseCatalog, triggerIdsFor, type Catalog, type CatalogData } from '../../src/catalog/load.js';
-import { editDistance, rowChecker, TriggerResolver } from '../../src/catalog/resolve.js';
+import { rowChecker, TriggerResolver } from '../../src/catalog/resolve.js';
 
 describe('compareDecimal', () => {
   it.each([
@@ -203,4 +204,46 @@ describe('editDistance', () => {
     ['', 'abc', 3],
     ['signup', 'signpu', 1],
   ])('%s / %s: %i', (a, b, d) => expect(editDistance(a, b)).toBe(d));
+
+  // With a cap: the distance when it is at most the cap, else cap + 1 (audit28 #10: worked out no further).
+  it.each([
+    ['purchse', 'purchase', 1, 1],
+    ['purhcase', 'purchase', 1, 1],
+    ['purhcase', 'purchase', 0, 1],
+    ['abcdef', 'badcfe', 3, 3],
+    ['abcdef', 'badcfe', 2, 3],
+    ['user-00000000', 'checkout-step-0', 5, 6],
+    ['y'.repeat(200) + '1', 'x'.repeat(200) + '0', 68, 69],
+    ['x'.repeat(200) + '12', 'x'.repeat(200) + '21', 68, 1],
+    ['x'.repeat(150) + 'ab', 'ab' + 'x'.repeat(150), 68, 4],
+    ['x'.repeat(150) + 'ab', 'ab' + 'x'.repeat(150), 3, 4],
+    ['abc', 'abcdefgh', 4, 5], // the lengths alone
+    ['aabb', 'bbaa', 2, 3], // the same letters, further apart
+  ])('%s / %s within %i: %i', (a, b, cap, d) => expect(editDistance(a, b, cap)).toBe(d));
+
+  it('agrees with the whole table below the cap, on 3,000 pairs of random names', () => {
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+    const name = () => Array.from({ length: random(14) }, () => 'abcAé-'[random(6)]).join('');
+    for (let i = 0; i < 3000; i++) {
+      const [a, b, cap] = [name(), name(), random(8)];
+      expect(editDistance(a, b, cap), `${a} / ${b} within ${cap}`).toBe(Math.min(wholeTable(a, b), cap + 1));
+    }
+  });
 });
+
+/** The distance as it was worked out before audit28 #10, every cell of the table. */
+function wholeTable(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) rows.push([i]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
