@@ -20,7 +20,7 @@ const PACKAGE_NAME = 'trigger-cli';
  */
 export type SchemaPlan = { ref: string | undefined; copyFrom?: string | undefined; copyTo?: string | undefined };
 
-export const isFile = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+const isFile = (file: string) => fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 
 /** A path as "$schema" writes it: relative, with forward slashes, "./" before one that does not climb. */
 function reference(from: string, to: string): string {
@@ -39,6 +39,12 @@ export function packageSchema(): string | undefined {
   return undefined;
 }
 
+/** Whether `file` is there and is no trigger catalog schema as `own` is (another title, no JSON, unreadable, a link to such). */
+export function someoneElses(file: string, own: string): boolean {
+  const title = (f: string) => (JSON.parse(fs.readFileSync(f, 'utf8')) as { title?: unknown }).title;
+  return tryOr(() => fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined && title(file) !== title(own), true);
+}
+
 /** Where the "$schema" of a new catalog at `file` points, and whether a copy must be written for it. */
 export function schemaFor(file: string, ownSchema: string | undefined = packageSchema()): SchemaPlan {
   const folder = path.dirname(path.resolve(file));
@@ -47,8 +53,9 @@ export function schemaFor(file: string, ownSchema: string | undefined = packageS
     const installed = path.join(dir, 'node_modules', PACKAGE_NAME, SCHEMA_FILE_NAME);
     if (isFile(installed)) return { ref: reference(folder, installed) };
   }
-  if (ownSchema === undefined) return { ref: undefined };
   const copyTo = path.join(folder, SCHEMA_FILE_NAME);
+  // Nor where a file of that name is someone's own, left alone: "$schema" would name it (audit28 #14).
+  if (ownSchema === undefined || someoneElses(copyTo, ownSchema)) return { ref: undefined };
   return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
 }
 

@@ -13,10 +13,9 @@ import { ENTRY_FIELDS, idIn, loadCatalog, parseCatalog, spelled, VALUE_RULES } f
 import type { Catalog, CatalogData, TriggerEntry, ValueRule } from '../catalog/load.js';
 import { compareDecimal } from '../catalog/decimal.js';
 import { rowChecker, TriggerResolver } from '../catalog/resolve.js';
-import { isFile, newCatalog, saveCatalog, schemaFor, type SchemaPlan } from '../catalog/write.js';
+import { newCatalog, saveCatalog, schemaFor, someoneElses, type SchemaPlan } from '../catalog/write.js';
 import { writeFileAtomic } from '../atomic-write.js';
 import { errnoWords } from '../errno.js';
-import { tryOr } from '../try-or.js';
 import type { Output } from '../output/io.js';
 import { errorLine, githubAnnotation, printable, shellQuote, shownId } from '../output/render.js';
 import { activeProfile } from '../settings/resolve.js';
@@ -197,8 +196,7 @@ Where another profile's account uses another id: trigger triggers edit ${printab
 function writeSchema({ schema }: WriteTarget, io: Output): void {
   const { copyFrom, copyTo } = schema ?? {};
   if (copyFrom === undefined || copyTo === undefined) return;
-  const title = (file: string) => (JSON.parse(fs.readFileSync(file, 'utf8')) as { title?: unknown }).title;
-  if (tryOr(() => isFile(copyTo) && title(copyTo) !== title(copyFrom), true)) return;
+  if (someoneElses(copyTo, copyFrom)) return; // put there since schemaFor looked
   try {
     writeFileAtomic(copyTo, fs.readFileSync(copyFrom, 'utf8'), { follow: false });
     io.stdout(io.outColors.dim(`wrote ${printable(copyTo)}, the schema its "$schema" names (for editors)`));

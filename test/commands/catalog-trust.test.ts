@@ -467,11 +467,30 @@ describe('the $schema a new catalog names resolves from its folder', () => {
     expect(fs.readdirSync(sub)).toEqual(['triggers.json']);
   });
 
-  it('a file of that name that is not a trigger catalog schema is not overwritten', async () => {
+  // audit28 #14: "$schema" named such a file, and editors checked the catalog against it.
+  it.each([
+    ['a schema of its own', (file: string) => fs.writeFileSync(file, '{"title": "my own"}')],
+    ['a link to /etc/hostname', (file: string) => fs.symlinkSync('/etc/hostname', file)],
+    ['a folder', (file: string) => fs.mkdirSync(file)],
+  ])('a file of that name that is not a trigger catalog schema (%s) is left alone, and not named', async (_, make) => {
     const mine = path.join(victim, 'triggers.schema.json');
-    fs.writeFileSync(mine, '{"title": "my own"}');
-    expect(schemaFor(path.join(victim, 'triggers.json')).copyTo).toBe(mine);
+    make(mine);
+    const before = fs.lstatSync(mine);
+    const text = before.isFile() ? fs.readFileSync(mine, 'utf8') : undefined;
+    expect(schemaFor(path.join(victim, 'triggers.json'))).toEqual({ ref: undefined });
+    const result = await trigger(['triggers', 'add', 'purchase', '--name', 'P']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(victim, 'triggers.json'), 'utf8'))).toEqual({ triggers: { purchase: { name: 'P' } } });
+    expect(result.stdout).not.toContain('wrote');
+    expect(fs.lstatSync(mine)).toMatchObject({ ino: before.ino, mode: before.mode });
+    if (text !== undefined) expect(fs.readFileSync(mine, 'utf8')).toBe(text);
+  });
+
+  it('an older copy of the package schema (the same title) is replaced, and named', async () => {
+    const older = path.join(victim, 'triggers.schema.json');
+    fs.writeFileSync(older, JSON.stringify({ ...JSON.parse(schemaText), description: 'older' }));
     expect((await trigger(['triggers', 'add', 'purchase', '--name', 'P'])).code).toBe(0);
-    expect(fs.readFileSync(mine, 'utf8')).toBe('{"title": "my own"}');
+    expect(JSON.parse(fs.readFileSync(path.join(victim, 'triggers.json'), 'utf8')).$schema).toBe('./triggers.schema.json');
+    expect(fs.readFileSync(older, 'utf8')).toBe(schemaText);
   });
 });
