@@ -197,7 +197,9 @@ import { join } from 'node:path';
 // fix28d: loadSettings typed with its key (its overloads), and a client given no key names loadSettings (audit28 #2, +3).
 // fix28d: connections and traceparent checked, an interrupt keeps its signal's reason as cause (audit28 #8, #9, #12, +5).
 // fix28d: one abort listener a signal a client, for its attempts as for its retry waits (audit28 #7, +4).
-const BUDGET = 12_037;
+// fix28e: "did you mean" bounded, editDistance in a module of its own so a test counts the distances asked for (audit28 #10, +26);
+// a new catalog names no triggers.schema.json that is not the package's (audit28 #14, +5).
+const BUDGET = 12_068;
 const GOAL = 11_600;
 
 function lines(dir) {

@@ -36836,27 +36836,47 @@ var init_decimal = __esm({
   }
 });
 
+// src/catalog/distance.ts
+function editDistance(a, b, cap = Math.max(a.length, b.length)) {
+  const far = cap + 1;
+  if (Math.abs(a.length - b.length) > cap) return far;
+  let apart = a.length;
+  for (let i = 0; i < a.length; i++) counts[a.charCodeAt(i)]++;
+  for (let j = 0; j < b.length; j++) apart += counts[b.charCodeAt(j)]-- > 0 ? -1 : 1;
+  for (const s of [a, b]) for (let i = 0; i < s.length; i++) counts[s.charCodeAt(i)] = 0;
+  if (apart > 2 * cap) return far;
+  const fresh = () => new Array(b.length + 1).fill(far);
+  let [before, last, row] = [fresh(), fresh(), fresh()];
+  for (let j = 0; j <= b.length; j++) last[j] = Math.min(j, far);
+  for (let i = 1; i <= a.length; i++) {
+    const from = Math.max(1, i - cap);
+    const to = Math.min(b.length, i + cap);
+    let least = row[from - 1] = Math.min(i, far);
+    for (let j = from; j <= to; j++) {
+      const [x, y] = [a.charCodeAt(i - 1), b.charCodeAt(j - 1)];
+      let d = Math.min(last[j] + 1, row[j - 1] + 1, last[j - 1] + (x === y ? 0 : 1));
+      if (j > 1 && i > 1 && x === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === y) d = Math.min(d, before[j - 2] + 1);
+      least = Math.min(least, row[j] = Math.min(d, far));
+    }
+    if (least > cap) return far;
+    [before, last, row] = [last, row, before];
+  }
+  return last[b.length];
+}
+var counts;
+var init_distance = __esm({
+  "src/catalog/distance.ts"() {
+    "use strict";
+    counts = new Int32Array(65536);
+  }
+});
+
 // src/catalog/resolve.ts
 var resolve_exports = {};
 __export(resolve_exports, {
   TriggerResolver: () => TriggerResolver,
-  editDistance: () => editDistance,
   rowChecker: () => rowChecker
 });
-function editDistance(a, b) {
-  const rows2 = [];
-  for (let i = 0; i <= a.length; i++) rows2.push([i]);
-  for (let j = 1; j <= b.length; j++) rows2[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows2[i - 1][j] + 1, rows2[i][j - 1] + 1, rows2[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows2[i - 2][j - 2] + 1);
-      rows2[i][j] = d;
-    }
-  }
-  return rows2[a.length][b.length];
-}
 function rowChecker(resolver, warn) {
   const warned = /* @__PURE__ */ new Set();
   return (given, value, line2) => {
@@ -36872,15 +36892,18 @@ function rowChecker(resolver, warn) {
     return { id: trigger.id };
   };
 }
-var TriggerResolver;
+var MAX_MISSES, TriggerResolver;
 var init_resolve = __esm({
   "src/catalog/resolve.ts"() {
     "use strict";
     init_excerpt();
     init_render();
     init_decimal();
+    init_distance();
     init_load();
+    MAX_MISSES = 1e3;
     TriggerResolver = class {
+      // Distinct unknown names with none near.
       constructor(catalog, profile) {
         this.catalog = catalog;
         this.profile = profile;
@@ -36889,8 +36912,9 @@ var init_resolve = __esm({
       profile;
       seen = /* @__PURE__ */ new Map();
       // Names looked up so far: a batch asks for the same few again and again.
-      /** Each of the profile's own ids (where it differs from the key) mapped to its key; made on the first name that is not a key. */
+      /** The profile's own ids (where not the key) to the key, other profiles' ids to key and profile; made on the first name not a key. */
       ids;
+      misses = 0;
       trigger(key) {
         const entry = this.catalog.data.triggers[key];
         return { key, id: idIn(key, entry, this.profile), entry, min: entry.min?.toString(), max: entry.max?.toString() };
@@ -36902,40 +36926,42 @@ var init_resolve = __esm({
       resolve(given) {
         let resolution = this.seen.get(given);
         if (resolution) return resolution;
-        const key = Object.hasOwn(this.catalog.data.triggers, given) ? given : this.ownIds().get(given);
+        const key = Object.hasOwn(this.catalog.data.triggers, given) ? given : this.idMaps().own.get(given);
         resolution = key === void 0 ? this.explainUnknown(given) : { ok: true, trigger: this.trigger(key) };
-        this.seen.set(given, resolution);
+        if (resolution.ok || this.misses <= MAX_MISSES) this.seen.set(given, resolution);
         return resolution;
       }
-      ownIds() {
+      idMaps() {
         if (this.ids) return this.ids;
-        const triggers = this.catalog.data.triggers;
-        this.ids = /* @__PURE__ */ new Map();
-        for (const key of Object.keys(triggers)) {
-          const id = idIn(key, triggers[key], this.profile);
-          if (id !== key) this.ids.set(id, key);
+        const ids = { own: /* @__PURE__ */ new Map(), others: /* @__PURE__ */ new Map() };
+        for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
+          const id = idIn(key, entry, this.profile);
+          if (id !== key) ids.own.set(id, key);
+          for (const [profile, other] of Object.entries(entry.ids ?? {}))
+            if (profile !== this.profile && !ids.others.has(other)) ids.others.set(other, [key, profile]);
         }
-        return this.ids;
+        return this.ids = ids;
       }
       explainUnknown(given) {
         const where2 = `the catalog ${printable(this.catalog.path)}`;
         const quoted = printable(quotedExcerpt(given));
+        const [key, profile] = this.idMaps().others.get(given) ?? [];
+        if (key !== void 0) {
+          const suggestion2 = this.trigger(key).id;
+          const message2 = `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where2}); did you mean ${printable(suggestion2)}?`;
+          return { ok: false, message: message2, suggestion: suggestion2 };
+        }
+        const lower = given.toLowerCase();
         let best;
-        for (const [key, entry] of Object.entries(this.catalog.data.triggers)) {
-          for (const [profile, id] of Object.entries(entry.ids ?? {})) {
-            if (id === given && profile !== this.profile) {
-              const suggestion2 = this.trigger(key).id;
-              const message2 = `trigger ${quoted} is the id of ${printable(key)} in profile ${printable(profile)}, not in profile ${printable(this.profile)} (${where2}); did you mean ${printable(suggestion2)}?`;
-              return { ok: false, message: message2, suggestion: suggestion2 };
-            }
-          }
-          for (const name of [key, ...Object.values(entry.ids ?? {})]) {
-            const distance = editDistance(given.toLowerCase(), name.toLowerCase());
-            if (!best || distance < best.distance) best = { key, name, distance };
+        for (const [key2, entry] of this.misses < MAX_MISSES ? Object.entries(this.catalog.data.triggers) : []) {
+          for (const name of [key2, ...Object.values(entry.ids ?? {})]) {
+            const near = Math.max(1, Math.floor(Math.max(given.length, name.length) * 0.34));
+            const distance = editDistance(lower, name.toLowerCase(), Math.min(near, (best?.distance ?? Infinity) - 1));
+            if (distance <= near && (!best || distance < best.distance)) best = { key: key2, distance };
           }
         }
-        const near = best && best.distance <= Math.max(1, Math.floor(Math.max(given.length, best.name.length) * 0.34));
-        const suggestion = near ? this.trigger(best.key).id : void 0;
+        if (!best) this.misses++;
+        const suggestion = best && this.trigger(best.key).id;
         const message = `trigger ${quoted} is not in ${where2}${suggestion ? `; did you mean ${printable(suggestion)}?` : ""}`;
         return { ok: false, message, suggestion };
       }
@@ -37995,50 +38021,50 @@ function serverWords(outcome, mask) {
   const id = requestId ? ` (request id ${mask.server(requestId)})` : "";
   return (outcome.error instanceof ServiceError ? mask.server(outcome.reason) : outcome.reason) + id;
 }
-function rateOf(counts, elapsedMs) {
-  const done = counts.accepted + counts.failed + counts.unknown + counts.checked - counts.skippedUnknown;
+function rateOf(counts2, elapsedMs) {
+  const done = counts2.accepted + counts2.failed + counts2.unknown + counts2.checked - counts2.skippedUnknown;
   return elapsedMs > 0 ? done * 1e3 / elapsedMs : 0;
 }
-function progressLine(counts, total, elapsedMs, c, live) {
-  const done = counts.rows - counts.unsent;
-  const rate2 = rateOf(counts, elapsedMs);
-  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts.rows))} rows` : `${formatCount(done)} rows`];
-  parts.push(counts.failed ? c.error(`${formatCount(counts.failed)} failed`) : "0 failed");
-  if (counts.invalid) parts.push(c.error(`${formatCount(counts.invalid)} invalid`));
-  if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
-  if (counts.unsent) parts.push(c.warn(`${formatCount(counts.unsent)} not sent`));
+function progressLine(counts2, total, elapsedMs, c, live) {
+  const done = counts2.rows - counts2.unsent;
+  const rate2 = rateOf(counts2, elapsedMs);
+  const parts = [total ? `${formatCount(done)}/${formatCount(Math.max(total, counts2.rows))} rows` : `${formatCount(done)} rows`];
+  parts.push(counts2.failed ? c.error(`${formatCount(counts2.failed)} failed`) : "0 failed");
+  if (counts2.invalid) parts.push(c.error(`${formatCount(counts2.invalid)} invalid`));
+  if (counts2.unknown) parts.push(c.warn(`${formatCount(counts2.unknown)} outcome unknown`));
+  if (counts2.unsent) parts.push(c.warn(`${formatCount(counts2.unsent)} not sent`));
   parts.push(`${formatCount(rate2)}/s`);
   if (live) parts.push(`${formatCount(live.inFlight)} in flight`);
   if (live?.pushedBack) parts.push(c.warn(`${formatCount(live.pushedBack)} pushed back`));
-  const stopped = live?.stopped === true || counts.unsent > 0;
+  const stopped = live?.stopped === true || counts2.unsent > 0;
   if (stopped) parts.push(c.warn("stopping: nothing more is sent"));
   else if (total && rate2 > 0 && total > done) parts.push(`ETA ${formatMs(Math.round((total - done) / rate2 * 1e3))}`);
   return `${c.dim("batch")} ${parts.join(c.dim(" \xB7 "))}`;
 }
 function summaryLines(s, c) {
-  const { counts } = s;
-  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts, s.elapsedMs))}/s)`;
+  const { counts: counts2 } = s;
+  const time = `${formatMs(Math.round(s.elapsedMs))} (${formatCount(rateOf(counts2, s.elapsedMs))}/s)`;
   const notRead = s.notReadAfter && notReadLine(s.notReadAfter, c, s.next?.resume);
   const interrupted = s.signal ? c.warn(`\u26A0 interrupted (${s.signal}):`) : void 0;
   if (s.dryRun) {
     const damaged2 = s.notReadAfter?.file ? [notRead] : [];
-    const left = counts.failed + counts.unknown;
-    const head2 = interrupted ?? (counts.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : left ? c.warn("\u26A0") : c.success("\u2714"));
-    const accepted = counts.earlier ? `, ${formatCount(counts.earlier)} accepted by an earlier run` : "";
+    const left = counts2.failed + counts2.unknown;
+    const head2 = interrupted ?? (counts2.invalid || s.notReadAfter?.damaged ? c.error("\u2716") : left ? c.warn("\u26A0") : c.success("\u2714"));
+    const accepted = counts2.earlier ? `, ${formatCount(counts2.earlier)} accepted by an earlier run` : "";
     const earlier = `${accepted}${left ? `, ${formatCount(left)} left by an earlier run, not sent again` : ""}`;
-    const checked = `${head2} dry run: ${formatCount(counts.checked)} of ${rows(counts.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts.invalid)} invalid${earlier}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
+    const checked = `${head2} dry run: ${formatCount(counts2.checked)} of ${rows(counts2.rows)}${s.signal ? " read" : ""} can be sent, ${formatCount(counts2.invalid)} invalid${earlier}; nothing was sent (${formatMs(Math.round(s.elapsedMs))})`;
     return [checked, ...damaged2];
   }
-  const allGood = counts.accepted + counts.earlier === counts.rows && !s.signal && s.notReadAfter === void 0;
+  const allGood = counts2.accepted + counts2.earlier === counts2.rows && !s.signal && s.notReadAfter === void 0;
   const head = allGood ? c.success("\u2714") : interrupted ?? (s.halted ? c.error(`\u2716 stopped early (${s.halted}):`) : c.error("\u2716"));
-  const parts = [c.success(`${formatCount(counts.accepted)} accepted`)];
-  if (counts.earlier) parts.push(`${formatCount(counts.earlier)} accepted in an earlier run`);
-  if (!allGood || counts.rows === 0) {
-    parts.push(`${formatCount(counts.failed)} failed`, `${formatCount(counts.invalid)} invalid`);
-    if (counts.unsent) parts.push(`${formatCount(counts.unsent)} not sent`);
-    if (counts.unknown) parts.push(c.warn(`${formatCount(counts.unknown)} outcome unknown`));
+  const parts = [c.success(`${formatCount(counts2.accepted)} accepted`)];
+  if (counts2.earlier) parts.push(`${formatCount(counts2.earlier)} accepted in an earlier run`);
+  if (!allGood || counts2.rows === 0) {
+    parts.push(`${formatCount(counts2.failed)} failed`, `${formatCount(counts2.invalid)} invalid`);
+    if (counts2.unsent) parts.push(`${formatCount(counts2.unsent)} not sent`);
+    if (counts2.unknown) parts.push(c.warn(`${formatCount(counts2.unknown)} outcome unknown`));
   }
-  const lines2 = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts.rows)} in ${time}`];
+  const lines2 = [`${head} ${parts.join(c.dim(" \xB7 "))} of ${rows(counts2.rows)} in ${time}`];
   if (notRead) lines2.push(notRead);
   if (s.pace) lines2.push(c.dim(`  ${paceWords(s.pace)}`));
   return [...lines2, ...keptLines(s, c)];
@@ -38067,8 +38093,8 @@ function paceWords(pace) {
   return `concurrency auto, ${range}${spaced}; ${plural(pace.pushedBack, "answer")} pushed back (429/503)${pace.pushedBack ? ", those rows sent again" : ""}`;
 }
 function keptLines(s, c) {
-  const { counts } = s;
-  const kept = rowsNotAccepted(counts);
+  const { counts: counts2 } = s;
+  const kept = rowsNotAccepted(counts2);
   if (kept === 0) return [];
   if (!s.failedFile) return [c.hint(`  pass --failed <file> to keep the rows that were not accepted, with the reason and line number`)];
   const lines2 = [];
@@ -38084,30 +38110,30 @@ function keptLines(s, c) {
     const behind = `  the journal ${s.journalBehind.path} could not be written (${s.journalBehind.why}): it does not hold every outcome of this run, so do not carry the batch on with --resume; ${s.failedFile} holds every row not accepted`;
     lines2.push(c.error(behind));
   }
-  if (counts.unknown && !s.next?.resume) {
-    const one = counts.unknown === 1;
-    const unknown = `  ${one ? "1 of them is" : `${formatCount(counts.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${one ? "it" : "them"}; add --retry-unknown once you know ${one ? "it was" : "they were"} not recorded`;
+  if (counts2.unknown && !s.next?.resume) {
+    const one = counts2.unknown === 1;
+    const unknown = `  ${one ? "1 of them is" : `${formatCount(counts2.unknown)} of them are`} of unknown outcome (it may have been recorded): a replay skips ${one ? "it" : "them"}; add --retry-unknown once you know ${one ? "it was" : "they were"} not recorded`;
     lines2.push(c.warn(unknown));
   }
   return lines2;
 }
 function stepSummary(name, s) {
-  const { counts, pace } = s;
+  const { counts: counts2, pace } = s;
   const title = `trigger batch ${name}${s.dryRun ? " (dry run)" : s.signal ? " (interrupted)" : s.halted ? " (stopped early)" : ""}`;
   const rows2 = [
-    ["rows", counts.rows],
-    s.dryRun ? ["valid (not sent)", counts.checked] : ["accepted", counts.accepted]
+    ["rows", counts2.rows],
+    s.dryRun ? ["valid (not sent)", counts2.checked] : ["accepted", counts2.accepted]
   ];
-  if (counts.earlier) rows2.push(["accepted in an earlier run", counts.earlier]);
-  rows2.push(["failed", counts.failed], ["invalid", counts.invalid], ["not sent", counts.unsent], ["outcome unknown", counts.unknown]);
-  rows2.push(["time", formatMs(Math.round(s.elapsedMs))], ["rate", `${formatCount(rateOf(counts, s.elapsedMs))}/s`]);
+  if (counts2.earlier) rows2.push(["accepted in an earlier run", counts2.earlier]);
+  rows2.push(["failed", counts2.failed], ["invalid", counts2.invalid], ["not sent", counts2.unsent], ["outcome unknown", counts2.unknown]);
+  rows2.push(["time", formatMs(Math.round(s.elapsedMs))], ["rate", `${formatCount(rateOf(counts2, s.elapsedMs))}/s`]);
   if (pace) {
     rows2.push(["concurrency (auto)", pace.lowest === pace.highest ? `${pace.lowest}` : `${pace.lowest}\u2013${pace.highest}`]);
     if (pace.widestGapMs > 0) rows2.push(["starts spaced (auto)", `up to ${formatMs(Math.round(pace.widestGapMs))} apart`]);
     rows2.push(["pushed back (429/503)", pace.pushedBack]);
   }
   const table = ["| | |", "|---|---:|", ...rows2.map(([k, v]) => `| ${k} | ${typeof v === "number" ? formatCount(v) : v} |`)].join("\n");
-  const kept = s.failedFile && rowsNotAccepted(counts) > 0 ? `
+  const kept = s.failedFile && rowsNotAccepted(counts2) > 0 ? `
 Rows not accepted are in \`${s.failedFile}\`.
 ` : "";
   const { file, line: line2, rest } = s.notReadAfter ?? {};
@@ -42121,8 +42147,8 @@ function refuseCodecs(metadata, name, read) {
   if (unread) throw new UsageError(`${name} is compressed with ${unread}, which this Node cannot read; nothing was sent`, { hint });
 }
 function refuseCounts(metadata, name, read) {
-  const counts = metadata.row_groups.map((g) => g.num_rows);
-  const rows2 = counts.every((n) => typeof n === "bigint") ? counts.reduce((sum, n) => sum + n, 0n) : "an unknown number of";
+  const counts2 = metadata.row_groups.map((g) => g.num_rows);
+  const rows2 = counts2.every((n) => typeof n === "bigint") ? counts2.reduce((sum, n) => sum + n, 0n) : "an unknown number of";
   if (rows2 !== metadata.num_rows) throw broken(name, `its row groups hold ${rows2} rows, and its footer says ${metadata.num_rows}`);
   for (const [i, group] of metadata.row_groups.entries())
     for (const e of read.filter((e2) => e2 !== void 0 && e2.repetition_type !== "REPEATED")) {
@@ -42865,8 +42891,8 @@ function refuseToCarryOn(file, loaded, options) {
   const again = `a new --journal would send again the ${plural(counted(loaded, ACCEPTED), "row")} it records as accepted`;
   const kept = loaded.done && loaded.failed ? `fix the rows it did not accept in ${loaded.failed}, and send that file` : "resume with that input";
   const hint = { hint: `${kept}; ${again}` };
-  const counts = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
-  if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts}; nothing was sent`, hint);
+  const counts2 = `${plural(was.length, "file")} (${what}), and this run reads ${plural(now.length, "file")}`;
+  if (was.length !== now.length) throw new UsageError(`the journal ${file} was made for ${counts2}; nothing was sent`, hint);
   const changed2 = was.findIndex((w, i) => w.sha256 !== now[i].sha256 || w.size !== now[i].size);
   if (changed2 >= 0) {
     const w = was[changed2];
@@ -44919,8 +44945,8 @@ function progressFor(run2, now) {
   const started = performance.now();
   let total;
   const render = () => {
-    const { counts, inFlight, stopped } = now();
-    return progressLine(counts, total, performance.now() - started, io.errColors, { inFlight, pushedBack: pace?.pushedBack ?? 0, stopped });
+    const { counts: counts2, inFlight, stopped } = now();
+    return progressLine(counts2, total, performance.now() - started, io.errColors, { inFlight, pushedBack: pace?.pushedBack ?? 0, stopped });
   };
   const [file, ...more] = input2.files;
   if (file && !more.length && !file.compression && file.format !== "parquet" && !options.shard) {
@@ -44931,17 +44957,17 @@ function progressFor(run2, now) {
 }
 function finish(run2, recorder, result, signal, stderr) {
   const { io, env: env2, cwd, options, input: input2, failed, journal, pace } = run2;
-  const { counts } = recorder;
+  const { counts: counts2 } = recorder;
   const name = input2.sources.join(" ");
-  const hidden2 = counts.failed + counts.invalid + counts.unknown - recorder.shownFailures;
+  const hidden2 = counts2.failed + counts2.invalid + counts2.unknown - recorder.shownFailures;
   if (hidden2 > 0 && recorder.shownFailures > 0 && !options.json) stderr(io.errColors.dim(`  \u2026 ${formatCount(hidden2)} more not shown`));
   const journalBehind = journal?.error ? { path: printable(journal.path), why: errnoWords(journal.error) } : void 0;
   const [cut, rest] = [input2.cut, (at) => options.dryRun ? void 0 : restCommand(input2, options, at, cwd)];
-  const resume = !options.dryRun && journal !== void 0 && !journalBehind && (counts.unsent > 0 || !!cut?.file || !!failed?.error) && !input2.damaged;
+  const resume = !options.dryRun && journal !== void 0 && !journalBehind && (counts2.unsent > 0 || !!cut?.file || !!failed?.error) && !input2.damaged;
   const stopReason = recorder.stopReason;
   const most = Math.min(pace?.highest ?? 0, result.mostSending || Infinity);
   const summary = {
-    counts,
+    counts: counts2,
     elapsedMs: result.elapsedMs,
     dryRun: options.dryRun === true,
     signal,
@@ -44953,7 +44979,7 @@ function finish(run2, recorder, result, signal, stderr) {
     journalBehind,
     pace: pace && { ...pace, lowest: Math.min(pace.lowest, most), highest: most }
   };
-  const notAccepted = options.dryRun ? counts.invalid + counts.failed + counts.unknown : rowsNotAccepted(counts);
+  const notAccepted = options.dryRun ? counts2.invalid + counts2.failed + counts2.unknown : rowsNotAccepted(counts2);
   const lines2 = summaryLines(summary, options.json ? io.errColors : io.outColors);
   if (run2.note && lines2.some((line2) => line2.includes('"$TRIGGER_API_KEY"'))) lines2.push(run2.note);
   if (failed?.remade)
@@ -44973,7 +44999,7 @@ function finish(run2, recorder, result, signal, stderr) {
   if (notAccepted === 0 && !damaged2) return;
   if (env2.GITHUB_ACTIONS === "true") {
     const kept = failed ? ` (kept in ${failed.path})` : "";
-    const notAll = notAccepted > 0 && `${formatCount(notAccepted)} of ${formatCount(counts.rows)} rows not accepted${kept}`;
+    const notAll = notAccepted > 0 && `${formatCount(notAccepted)} of ${formatCount(counts2.rows)} rows not accepted${kept}`;
     const broken2 = damaged2 && `${damaged2.file} is damaged ${damaged2.line ? `after line ${damaged2.line}` : "at its start"}`;
     io.stderr(githubAnnotation(`trigger batch ${name}: ${[broken2, notAll].filter(Boolean).join("; ")}`));
   }
@@ -45721,14 +45747,18 @@ function packageSchema() {
   }
   return void 0;
 }
+function someoneElses(file, own) {
+  const title = (f) => JSON.parse(import_node_fs17.default.readFileSync(f, "utf8")).title;
+  return tryOr(() => import_node_fs17.default.lstatSync(file, { throwIfNoEntry: false }) !== void 0 && title(file) !== title(own), true);
+}
 function schemaFor(file, ownSchema = packageSchema()) {
   const folder = import_node_path14.default.dirname(import_node_path14.default.resolve(file));
   for (let dir = folder, below = ""; dir !== below; below = dir, dir = import_node_path14.default.dirname(dir)) {
     const installed = import_node_path14.default.join(dir, "node_modules", PACKAGE_NAME, SCHEMA_FILE_NAME);
     if (isFile2(installed)) return { ref: reference(folder, installed) };
   }
-  if (ownSchema === void 0) return { ref: void 0 };
   const copyTo = import_node_path14.default.join(folder, SCHEMA_FILE_NAME);
+  if (ownSchema === void 0 || someoneElses(copyTo, ownSchema)) return { ref: void 0 };
   return { ref: reference(folder, copyTo), copyFrom: ownSchema, copyTo };
 }
 function saveCatalog(file, data, was) {
@@ -45905,8 +45935,7 @@ Where another profile's account uses another id: trigger triggers edit ${printab
 function writeSchema({ schema }, io) {
   const { copyFrom, copyTo } = schema ?? {};
   if (copyFrom === void 0 || copyTo === void 0) return;
-  const title = (file) => JSON.parse(import_node_fs18.default.readFileSync(file, "utf8")).title;
-  if (tryOr(() => isFile2(copyTo) && title(copyTo) !== title(copyFrom), true)) return;
+  if (someoneElses(copyTo, copyFrom)) return;
   try {
     writeFileAtomic(copyTo, import_node_fs18.default.readFileSync(copyFrom, "utf8"), { follow: false });
     io.stdout(io.outColors.dim(`wrote ${printable(copyTo)}, the schema its "$schema" names (for editors)`));
@@ -46053,7 +46082,6 @@ var init_triggers = __esm({
     init_write();
     init_atomic_write();
     init_errno();
-    init_try_or();
     init_render();
     init_resolve2();
     count = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
