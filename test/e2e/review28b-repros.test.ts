@@ -30,8 +30,9 @@ describe('review28b: the first-line masking (fix28c)', () => {
 
   // R4. The key typed after an em dash or en dash (a command copied from a chat or a document that turned `--` into `—`) is two extra
   // arguments, and "got 2 more" quotes the key raw: the word before it says plainly what it is.
-  it('a key after —api-key (an em dash from a pasted command) is not printed', async () => {
-    for (const flag of ['—api-key', '–-api-key']) {
+  it('a key after —api-key (an em dash from a pasted command) or after an empty --api-key= is not printed', async () => {
+    // `--api-key= "$KEY"` (a space after the '='): the value is empty, the key one argument too many, quoted as such.
+    for (const flag of ['—api-key', '–-api-key', '--api-key=']) {
       const result = await run(['fire', 't', 'u', flag, TEST_KEY], { env: box.env });
       expect(result.code).toBe(2);
       expectNoKey(result);
