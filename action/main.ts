@@ -25,6 +25,7 @@ import { githubAnnotation, successLine } from '../src/output/render.js';
 import { findSettings } from '../src/settings/resolve.js';
 import { errnoWords } from '../src/errno.js';
 import { isTriggerError } from '../src/errors.js';
+import { MIN_KEY_LENGTH } from '../src/settings/validate.js';
 
 type Env = NodeJS.ProcessEnv;
 
@@ -304,7 +305,9 @@ export function reportThrown(error: unknown, stderr: NodeJS.WritableStream): num
 export async function run(env: Env = process.env, streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   // First, before anything could print it: the runner masks a key only when it came from secrets.* (audit28: vars.*, a step output).
   for (const key of new Set([input(env, 'api-key'), env.TRIGGER_API_KEY?.trim()]))
-    if (key) streams.stdout.write(`::add-mask::${key.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}\n`);
+    // not a short one, refused: it would hide a word (review28b)
+    if (key && key.length >= MIN_KEY_LENGTH)
+      streams.stdout.write(`::add-mask::${key.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}\n`);
   let step: Plan;
   try {
     step = plan(env);

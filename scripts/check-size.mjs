@@ -199,7 +199,7 @@ import { join } from 'node:path';
 // fix28d: one abort listener a signal a client, for its attempts as for its retry waits (audit28 #7, +4).
 // fix28e: "did you mean" bounded, editDistance in a module of its own so a test counts the distances asked for (audit28 #10, +26);
 // a new catalog names no triggers.schema.json that is not the package's (audit28 #14, +5).
-const BUDGET = 12_068;
+const BUDGET = 12_074;
 const GOAL = 11_600;
 
 function lines(dir) {

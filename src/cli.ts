@@ -5,7 +5,7 @@ import { isTriggerError, TriggerError, UsageError } from './errors.js';
 import { Output } from './output/io.js';
 import { errorLine, failureJson, githubAnnotation, shownMessage } from './output/render.js';
 import { usageWords } from './output/usage.js';
-import { cliEnvironment } from './settings/validate.js';
+import { cliEnvironment, MIN_KEY_LENGTH } from './settings/validate.js';
 import { VERSION } from './version.js';
 import { tryOr } from './try-or.js';
 export { restoreV8Flags } from './startup.js'; // For startup.ts: it sets back the V8 flags a command changed before keeping the code cache.
@@ -98,10 +98,14 @@ const PRINT_ONLY = new Set(['completion', 'status', 'config path', 'config get',
 export async function main(argv: string[] = process.argv, context: Partial<Context> = {}): Promise<number> {
   const io = context.io ?? new Output();
   const env = context.env ?? cliEnvironment(process.env);
-  // The keys this run holds (emulator's --key too), masked from the first line: usage errors echo a misplaced key before settings resolve.
-  io.addSecret(env.TRIGGER_API_KEY);
-  for (const [i, word] of argv.entries())
-    io.addSecret(/^--(api-)?key$/.test(`${argv[i - 1]}`) ? word : /^--(api-)?key=(.*)/s.exec(word)?.[2]);
+  // The keys this run holds (emulator's --key too, a pasted em dash's flag), masked from the first line: usage errors echo a misplaced key
+  // before settings resolve. Not a short one, refused where it is used: `dev` masked /dev/null in `completion bash` (review28b).
+  const flag = /^(?:--|[\u2013\u2014]-?)(?:api-)?key(?:=(.*))?$/s; // --api-key K, --api-key=K, —api-key K, --api-key= K
+  const held = argv.map((word, i) => {
+    const before = flag.exec(argv[i - 1] ?? '');
+    return before && !before[1] ? word : flag.exec(word)?.[1];
+  });
+  for (const key of [env.TRIGGER_API_KEY, ...held]) if (key && key.trim().length >= MIN_KEY_LENGTH) io.addSecret(key);
   // Until the options are parsed (a preAction hook takes the mode from them), a usage error can only be rendered from the words typed.
   const mode: Mode = { json: argv.includes('--json'), verbose: argv.includes('--verbose') };
   try {
@@ -110,9 +114,11 @@ export async function main(argv: string[] = process.argv, context: Partial<Conte
     else if (argv[2] === 'help' && /^\w/.test(argv[3] ?? '') && !Object.hasOwn(COMMANDS, argv[3]!)) argv = argv.toSpliced(2, 1);
     // A known command first builds only its own tree; anything else (help, a typo to suggest for, options first, completion) builds all.
     const only = Object.hasOwn(COMMANDS, argv[2] ?? '') ? argv[2] : undefined;
-    const cwd = context.cwd ?? tryOr(() => process.cwd()); // throws (uv_cwd) in a folder removed since the shell went there (review28 F7)
-    if (cwd === undefined && argv[2] !== '__complete')
-      throw new UsageError('the current folder was removed', { hint: 'cd to a folder that exists' });
+    // process.cwd() throws (uv_cwd) in a folder removed since the shell went there (review28 F7): refused where a command reads it.
+    const cwd = context.cwd ?? tryOr(() => process.cwd());
+    const inFolder =
+      ['fire', 'batch', 'triggers', 'status', 'emulator'].includes(argv[2] ?? '') && !argv.some((word) => /^(-h|--help)$/.test(word));
+    if (cwd === undefined && inFolder) throw new UsageError('the current folder was removed', { hint: 'cd to a folder that exists' });
     const program = await buildProgram({ io, env, cwd: cwd ?? '/', stdin: context.stdin ?? process.stdin }, mode, only);
     // The same a level down: `trigger config help nonesuch` is `trigger config nonesuch` (it showed config's help, no word of it).
     const group = program.commands.find((c) => c.name() === argv[2] && argv[3] === 'help' && /^\w/.test(argv[4] ?? ''));

@@ -225,7 +225,7 @@ function parseBaseUrl(raw, options = {}) {
   const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
   if (!secure && !loopback && !options.allowHttp) throw new UsageError(message);
   const prefix = url.pathname.replace(/\/+$/, "");
-  return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
+  return Object.freeze({ origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback });
 }
 function versionedBaseUrlWarning(baseUrl, source) {
   if (!/\/v1$/i.test(baseUrl.prefix)) return void 0;
@@ -44818,7 +44818,7 @@ async function batch(given, options, { io, env: env2, cwd, stdin }) {
   }
   const here = options.failed || dryRun ? void 0 : await import_node_fs13.default.promises.access(cwd, import_node_fs13.default.constants.W_OK).catch((error2) => error2);
   const cannot2 = `the current folder ${cwd} cannot be written (${errnoWords(here)}), and rows not accepted are kept there; nothing was sent`;
-  if (here) throw new UsageError(cannot2, { hint: "pass --failed <file> in a folder you can write to, e.g. --failed /tmp/failed.csv" });
+  if (here) throw new UsageError(cannot2, { hint: "pass --failed <file> in a folder you can write to" });
   const read = { trigger: options.trigger, check: check2, columns: columns2 };
   const input2 = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine, from: options.from });
   const reader = input2.read(read);
@@ -46616,23 +46616,26 @@ var PRINT_ONLY = /* @__PURE__ */ new Set(["completion", "status", "config path",
 async function main(argv = process.argv, context = {}) {
   const io = context.io ?? new Output();
   const env2 = context.env ?? cliEnvironment(process.env);
-  io.addSecret(env2.TRIGGER_API_KEY);
-  for (const [i, word] of argv.entries())
-    io.addSecret(/^--(api-)?key$/.test(`${argv[i - 1]}`) ? word : /^--(api-)?key=(.*)/s.exec(word)?.[2]);
+  const flag = /^(?:--|[\u2013\u2014]-?)(?:api-)?key(?:=(.*))?$/s;
+  const held2 = argv.map((word, i) => {
+    const before = flag.exec(argv[i - 1] ?? "");
+    return before && !before[1] ? word : flag.exec(word)?.[1];
+  });
+  for (const key of [env2.TRIGGER_API_KEY, ...held2]) if (key && key.trim().length >= MIN_KEY_LENGTH) io.addSecret(key);
   const mode2 = { json: argv.includes("--json"), verbose: argv.includes("--verbose") };
   try {
     if (argv.length <= 2) argv = [...argv, "help"];
     else if (argv[2] === "help" && /^\w/.test(argv[3] ?? "") && !Object.hasOwn(COMMANDS, argv[3])) argv = argv.toSpliced(2, 1);
     const only = Object.hasOwn(COMMANDS, argv[2] ?? "") ? argv[2] : void 0;
     const cwd = context.cwd ?? tryOr(() => process.cwd());
-    if (cwd === void 0 && argv[2] !== "__complete")
-      throw new UsageError("the current folder was removed", { hint: "cd to a folder that exists" });
+    const inFolder2 = ["fire", "batch", "triggers", "status", "emulator"].includes(argv[2] ?? "") && !argv.some((word) => /^(-h|--help)$/.test(word));
+    if (cwd === void 0 && inFolder2) throw new UsageError("the current folder was removed", { hint: "cd to a folder that exists" });
     const program2 = await buildProgram({ io, env: env2, cwd: cwd ?? "/", stdin: context.stdin ?? process.stdin }, mode2, only);
     const group = program2.commands.find((c) => c.name() === argv[2] && argv[3] === "help" && /^\w/.test(argv[4] ?? ""));
     if (group && !group.commands.some((c) => c.name() === argv[4])) argv = argv.toSpliced(3, 1);
-    const flag = argv[2]?.split("=")[0] ?? "";
-    const named = program2.commands.find((c) => argv.includes(c.name()) && c.options.some((o) => [o.long, o.short].includes(flag)));
-    if (named) program2.showHelpAfterError(`(options go after the command: trigger ${named.name()} ${flag} \u2026)`);
+    const flag2 = argv[2]?.split("=")[0] ?? "";
+    const named = program2.commands.find((c) => argv.includes(c.name()) && c.options.some((o) => [o.long, o.short].includes(flag2)));
+    if (named) program2.showHelpAfterError(`(options go after the command: trigger ${named.name()} ${flag2} \u2026)`);
     if (argv[2] === "__complete") {
       const { runComplete: runComplete2 } = await Promise.resolve().then(() => (init_completion(), completion_exports));
       return runComplete2(program2, argv.slice(3), io, env2, context.cwd);
@@ -46655,6 +46658,7 @@ init_render();
 init_resolve2();
 init_errno();
 init_errors();
+init_validate();
 var input = (env2, name) => (env2[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
 function splitArgs(text) {
   const words = [];
@@ -46854,7 +46858,8 @@ ${githubAnnotation(message)}
 }
 async function run(env2 = process.env, streams = { stdout: process.stdout, stderr: process.stderr }) {
   for (const key of /* @__PURE__ */ new Set([input(env2, "api-key"), env2.TRIGGER_API_KEY?.trim()]))
-    if (key) streams.stdout.write(`::add-mask::${key.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A")}
+    if (key && key.length >= MIN_KEY_LENGTH)
+      streams.stdout.write(`::add-mask::${key.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A")}
 `);
   let step;
   try {

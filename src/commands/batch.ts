@@ -175,7 +175,7 @@ export async function batch(given: string[], options: BatchCommandOptions, { io,
   // Without --failed, rows not accepted are kept here: unwritable, it stopped a batch at the first, others sent; now refused (audit27 #14).
   const here = options.failed || dryRun ? undefined : await fs.promises.access(cwd, fs.constants.W_OK).catch((error: unknown) => error);
   const cannot = `the current folder ${cwd} cannot be written (${errnoWords(here)}), and rows not accepted are kept there; nothing was sent`;
-  if (here) throw new UsageError(cannot, { hint: 'pass --failed <file> in a folder you can write to, e.g. --failed /tmp/failed.csv' });
+  if (here) throw new UsageError(cannot, { hint: 'pass --failed <file> in a folder you can write to' });
   const read = { trigger: options.trigger, check, columns };
   const input = await openInputs(sources, { format: options.format, stdin, read, afterLine: options.afterLine, from: options.from });
   const reader = input.read(read);

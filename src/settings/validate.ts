@@ -88,7 +88,7 @@ export function parseBaseUrl(raw: string, options: { allowHttp?: boolean; source
   const message = `base URL ${url.origin}${source} uses plain http, which would send the API key in clear text; use https, or pass --allow-http if you must`;
   if (!secure && !loopback && !options.allowHttp) throw new UsageError(message);
   const prefix = url.pathname.replace(/\/+$/, '');
-  return { origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback };
+  return Object.freeze({ origin: url.origin, prefix, href: `${url.origin}${prefix}`, secure, loopback }); // checked once: not changed after (review28b)
 }
 
 /**

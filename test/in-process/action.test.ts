@@ -288,6 +288,13 @@ describe('the key in the step log (audit28)', () => {
     expectNoKey(result);
   });
 
+  it('a key too short to be one (refused) is not masked: "prod" would be hidden wherever the rest of the job logs it (review28b)', async () => {
+    const result = await action({ 'api-key': 'prod', 'base-url': server.url, 'trigger-id': 'deploy', 'user-id': 'a' }, box.env);
+    expect(result.code).toBe(2);
+    expect(result.masks).toEqual([]);
+    expect(result.stdout + result.stderr).not.toContain('::add-mask::');
+  });
+
   it('--dry-run with the key from the input api-key: the curl reads $TRIGGER_API_KEY, so the log says to set it from the secret', async () => {
     const result = await action({ ...base(), 'trigger-id': 'deploy', 'user-id': 'a', args: '--dry-run' });
     expect(result.stdout).toContain('Bearer $TRIGGER_API_KEY');
