@@ -199,6 +199,9 @@ import { join } from 'node:path';
 // fix28d: one abort listener a signal a client, for its attempts as for its retry waits (audit28 #7, +4).
 // fix28e: "did you mean" bounded, editDistance in a module of its own so a test counts the distances asked for (audit28 #10, +26);
 // a new catalog names no triggers.schema.json that is not the package's (audit28 #14, +5).
+// The lead, twenty-eighth pass: 'damaged at its start', defaultFailedName's race refused, openWritten's warn gone (-5); the key's
+// sed naming the journal's real path, refuseElsewhere of its own (+3); a removed current folder refused where it is read (+4); a
+// folder entry's kind named (+1); stdin a folder or write-only (+6); review28b: short keys unmasked, em-dash flags, BaseUrl frozen (+6).
 const BUDGET = 12_074;
 const GOAL = 11_600;
 
