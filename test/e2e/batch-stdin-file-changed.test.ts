@@ -4,11 +4,10 @@
  * the shell handed it over at, each piece checked to be of that file still; a change stops the batch as damage (exit 2, the rows read
  * and not sent kept).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, type Sandbox } from '../helpers/cli.js';
+import { batchOnFd0, type Sandbox } from '../helpers/cli.js';
 import { json, type TestServer, useServer } from '../helpers/server.js';
 import { keptRows, printedCommand, userOf } from '../helpers/batch.js';
 import { runBuilt } from '../helpers/built-in-process.js';
@@ -23,13 +22,7 @@ const ids = Array.from({ length: 3000 }, (_, i) => `u${i}-${'x'.repeat(1000)}`);
 async function batchFromStdin(file: string, args: string[], skip = 0) {
   const fd = fs.openSync(file, 'r');
   if (skip) fs.readSync(fd, Buffer.alloc(skip), 0, skip, null); // moves the offset the child inherits
-  const child = spawn(process.execPath, [BIN, 'batch', '-', ...args], { env: box.env, cwd: box.home, stdio: [fd, 'pipe', 'pipe'] });
-  fs.closeSync(fd);
-  const [out, err] = [[] as string[], [] as string[]];
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => out.push(d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => err.push(d));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout: out.join(''), stderr: err.join('') };
+  return batchOnFd0(fd, args, box);
 }
 
 describe('a file behind standard input written while it is read', () => {

@@ -3,28 +3,15 @@
  * `trigger batch - 0>>rows.csv` (fd 0 open for writing only) failed with EBADF as "a bug in trigger", exit 70. Each is one line
  * saying what standard input is, exit 2, nothing sent.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { BIN, type Sandbox } from '../helpers/cli.js';
+import { batchOnFd0, type Sandbox } from '../helpers/cli.js';
 import { json, type TestServer, useServer } from '../helpers/server.js';
 
 let server: TestServer;
 let box: Sandbox;
 useServer((s, b) => ([server, box] = [s, b]));
-
-/** `trigger batch -` with fd 0 opened here on `file` with `flags`. */
-async function batchWithStdin(file: string, flags: string) {
-  const fd = fs.openSync(file, flags);
-  const child = spawn(process.execPath, [BIN, 'batch', '-'], { env: box.env, cwd: box.home, stdio: [fd, 'pipe', 'pipe'] });
-  fs.closeSync(fd);
-  const [out, err] = [[] as string[], [] as string[]];
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => out.push(d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => err.push(d));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
 
 it.each([
   ['a folder', 'r', 'error: standard input is a folder; nothing was sent — name the folder instead of -\n'],
@@ -33,7 +20,7 @@ it.each([
   server.handle((_req, res) => json(res, 200, { success: true }));
   const file = what === 'a folder' ? box.home : path.join(box.home, 'rows.csv');
   if (what !== 'a folder') fs.writeFileSync(file, 'triggerId,userId\nt,u1\n');
-  const result = await batchWithStdin(file, flags);
+  const result = await batchOnFd0(fs.openSync(file, flags), [], box);
   expect(result).toEqual({ code: 2, stdout: '', stderr: line });
   expect(server.requests).toHaveLength(0);
 });

@@ -104,3 +104,14 @@ export function paste(command: string, env: NodeJS.ProcessEnv): Promise<RunResul
     timeoutMs: 120_000,
   });
 }
+
+/** `trigger batch - <args>` with `fd` (opened by the caller, closed here) as its standard input, in the sandbox's home. */
+export async function batchOnFd0(fd: number, args: string[], box: Sandbox): Promise<Pick<RunResult, 'code' | 'stdout' | 'stderr'>> {
+  const child = spawn(process.execPath, [BIN, 'batch', '-', ...args], { env: box.env, cwd: box.home, stdio: [fd, 'pipe', 'pipe'] });
+  fs.closeSync(fd);
+  const [out, err] = [[] as string[], [] as string[]];
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => out.push(d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => err.push(d));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
