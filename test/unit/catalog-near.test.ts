@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as DistanceModule from '../../src/catalog/distance.js';
 import type { Catalog, CatalogData } from '../../src/catalog/load.js';
 import { rowChecker, TriggerResolver } from '../../src/catalog/resolve.js';
+import { wholeTable } from '../helpers/distance.js';
 
 const asked = vi.hoisted(() => [] as Array<{ a: string; b: string; cap: number | undefined }>);
 
@@ -156,19 +157,4 @@ function before(catalog: Catalog, profile: string, given: string): string | unde
     }
   }
   return best && best.distance <= third(given, best.name) ? idOf(best.key) : undefined;
-}
-
-function wholeTable(a: string, b: string): number {
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) rows.push([i]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
-    }
-  }
-  return rows[a.length]![b.length]!;
 }
